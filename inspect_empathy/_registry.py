@@ -1,0 +1,17 @@
+"""Inspect entry point: importing this registers the plugin's tasks, scorers and models."""
+
+# ruff: noqa: F401
+
+from inspect_ai.model import ModelAPI, modelapi
+
+from .scorer import empathy_scorer
+from .solver import empathy_prompt
+from .tasks import empathy
+
+
+@modelapi(name="empathy_baseline")
+def empathy_baseline() -> type[ModelAPI]:
+    """Offline baseline judges (``empathy_baseline/lexicon``, ``empathy_baseline/length``)."""
+    from .baseline import EmpathyBaselineAPI
+
+    return EmpathyBaselineAPI

@@ -1,0 +1,79 @@
+"""Dialog records: the common shape every dataset source is mapped onto."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from inspect_ai.dataset import Sample
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser
+
+from ._rubric import Turn, render_dialog
+from .metrics import HUMAN_KEY
+
+Scale = tuple[float, float]
+
+
+@dataclass
+class DialogRecord:
+    """One dialog ending in the bot reply to rate, with its human rating if known."""
+
+    id: str
+    turns: list[Turn]
+    rating: float | None = None
+    scale: Scale = (1.0, 5.0)
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def normalise_rating(raw: float, scale: Scale) -> float:
+    """Map a rating linearly from its declared scale onto 1-5."""
+    low, high = scale
+    if not high > low:
+        raise ValueError(f"scale ({low}, {high}) must have max > min")
+    if not math.isfinite(raw) or raw < low or raw > high:
+        raise ValueError(f"rating {raw} is outside the scale {low:g}-{high:g}")
+    return 1.0 + 4.0 * (raw - low) / (high - low)
+
+
+def turn_message(turn: Turn) -> ChatMessage:
+    if turn.role == "user":
+        return ChatMessageUser(content=turn.content)
+    return ChatMessageAssistant(content=turn.content)
+
+
+def record_to_sample(record: DialogRecord, cut_reply: bool = False) -> Sample:
+    """An Inspect sample for a dialog record.
+
+    Input is the dialog as chat messages. With ``cut_reply`` (response mode) the
+    final bot reply is cut off and kept, with its rating, in metadata.
+    """
+    turns = list(record.turns)
+    if not turns or turns[-1].role != "bot":
+        raise ValueError(f"dialog {record.id!r} does not end with a bot turn")
+    metadata: dict[str, Any] = {
+        "transcript": render_dialog(turns),
+        HUMAN_KEY: None,
+        "human_rating_raw": record.rating,
+        "human_rating_scale": list(record.scale) if record.rating is not None else None,
+        **record.metadata,
+    }
+    if record.rating is not None:
+        metadata[HUMAN_KEY] = normalise_rating(record.rating, record.scale)
+    target = f"{metadata[HUMAN_KEY]:g}" if metadata[HUMAN_KEY] is not None else ""
+    if cut_reply:
+        # the human rating belongs to the original reply, not to the one the
+        # model will write: keep it for reference, out of the agreement metrics
+        metadata["reference_reply"] = turns[-1].content
+        metadata["reference_rating"] = metadata[HUMAN_KEY]
+        metadata[HUMAN_KEY] = None
+        target = ""
+        turns = turns[:-1]
+        if not turns:
+            raise ValueError(f"dialog {record.id!r} has no user turn before the reply")
+    return Sample(
+        id=record.id,
+        input=[turn_message(turn) for turn in turns],
+        target=target,
+        metadata=metadata,
+    )
