@@ -27,7 +27,8 @@ _MARKUP = re.compile(r"[*_`#>]")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _SCORE_LINE = re.compile(
     r"""^\s*
-    (?:[A-Za-z][A-Za-z ()\-]{0,40}?\s*[:=]\s*)?    # optional label: "Score:", "Rating =", ...
+    (?:[A-Za-z][A-Za-z \-]{0,40}?\s*                # optional label: "Score:", "Rating =",
+       (?:\(\s*1\s*(?:-|to)\s*5\s*\)\s*)?[:=]\s*)?   # "Empathetical responding (1-5):"
     (?P<score>\d+(?:\.\d+)?)                     # the score
     \s*(?:/\s*5(?:\.0)?|out\s+of\s+5)?           # "/5", "out of 5"
     \s*[.!]?\s*$""",

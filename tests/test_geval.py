@@ -1,0 +1,210 @@
+"""G-Eval scoring: parsing, probability weighting, sampling."""
+
+import math
+
+import pytest
+from inspect_ai.model import (
+    ChatCompletionChoice,
+    ChatMessageAssistant,
+    Logprob,
+    Logprobs,
+    ModelOutput,
+    TopLogprob,
+)
+
+from inspect_empathy._geval import (
+    ScoreParseError,
+    expected_score,
+    judge_output,
+    logprob_distribution,
+    method_config,
+    parse_score,
+    token_score,
+)
+
+VALID = [
+    ("4", 4),
+    ("4.", 4),
+    (" 4 ", 4),
+    ("\n\n4\n", 4),
+    ("Score: 4", 4),
+    ("score:4", 4),
+    ("**4**", 4),
+    ("**Score:** 3", 3),
+    ("4/5", 4),
+    ("4 / 5", 4),
+    ("Rating: 4 out of 5", 4),
+    ("Empathetical responding (1-5): 2", 2),
+    ("1", 1),
+    ("5", 5),
+    ("5.0", 5),
+    ("3\n\nThe reply acknowledges the loss but moves on quickly.", 3),
+]
+
+INVALID = [
+    ("", "empty"),
+    ("   \n ", "empty"),
+    ("0", "outside 1-5"),
+    ("6", "outside 1-5"),
+    ("10/10", "no single score"),
+    ("4.5", "not a whole number"),
+    ("3 or 4", "no single score"),
+    ("3-4", "no single score"),
+    ("Score: 4/10", "no single score"),
+    ("I cannot rate this conversation.", "no score"),
+    ("The response is empathetic.", "no score"),
+    ("-2", "no single score"),
+]
+
+
+@pytest.mark.parametrize(("text", "score"), VALID)
+def test_parse_accepts_what_judges_write(text: str, score: int) -> None:
+    assert parse_score(text).score == score
+
+
+@pytest.mark.parametrize(("text", "reason"), INVALID)
+def test_parse_refuses_ambiguous_or_out_of_range(text: str, reason: str) -> None:
+    with pytest.raises(ScoreParseError, match=reason):
+        parse_score(text)
+
+
+def test_cot_reads_the_last_line() -> None:
+    text = "The user is grieving; 2 of the steps are met.\nScore: 4"
+    assert parse_score(text, cot=True).score == 4
+    with pytest.raises(ScoreParseError):
+        parse_score(text, cot=False)  # first line holds no single score
+
+
+def test_parse_reports_offset_of_the_score() -> None:
+    text = "Reasoning here.\nScore: 4/5"
+    match = parse_score(text, cot=True)
+    assert text[match.start] == "4"
+
+
+@pytest.mark.parametrize(
+    ("token", "score"), [("4", 4), (" 4", 4), ("**4", 4), ("4.", 4), ("45", None), ("a", None)]
+)
+def test_token_score(token: str, score: int | None) -> None:
+    assert token_score(token) == score
+
+
+def choice(
+    tokens: list[tuple[str, dict[str, float]]], text: str | None = None
+) -> ChatCompletionChoice:
+    """A completion whose tokens carry top logprobs given as probabilities."""
+    content = [
+        Logprob(
+            token=tok,
+            logprob=math.log(top[tok]) if tok in top else 0.0,
+            top_logprobs=[TopLogprob(token=t, logprob=math.log(p)) for t, p in top.items()],
+        )
+        for tok, top in tokens
+    ]
+    text = text if text is not None else "".join(t for t, _ in tokens)
+    return ChatCompletionChoice(
+        message=ChatMessageAssistant(content=text), logprobs=Logprobs(content=content)
+    )
+
+
+def output(*choices: ChatCompletionChoice) -> ModelOutput:
+    return ModelOutput(model="judge", choices=list(choices))
+
+
+def test_issue_example_scores_4_2() -> None:
+    judged = judge_output(output(choice([("4", {"4": 0.6, "5": 0.3, "3": 0.1})])), "auto", 1, False)
+    assert judged.method == "logprobs"
+    assert judged.value == pytest.approx(4.2)
+    assert judged.distribution == pytest.approx({1: 0, 2: 0, 3: 0.1, 4: 0.6, 5: 0.3})
+
+
+def test_weights_are_renormalised_over_score_tokens() -> None:
+    # 0.4 of the mass sits on non-score tokens; the rest renormalises to 0.5/0.25/0.25
+    top = {"2": 0.3, "3": 0.15, "1": 0.15, "The": 0.3, "I": 0.1}
+    judged = judge_output(output(choice([("2", top)])), "logprobs", 1, False)
+    assert judged.value == pytest.approx((0.15 * 1 + 0.3 * 2 + 0.15 * 3) / 0.6)
+    assert judged.details["score_token_mass"] == pytest.approx(0.6)
+
+
+def test_variant_tokens_of_one_score_are_summed() -> None:
+    dist, mass = logprob_distribution(
+        Logprob(
+            token="4",
+            logprob=math.log(0.5),
+            top_logprobs=[
+                TopLogprob(token="4", logprob=math.log(0.5)),
+                TopLogprob(token=" 4", logprob=math.log(0.2)),
+                TopLogprob(token="5", logprob=math.log(0.3)),
+            ],
+        )
+    )
+    assert dist[4] == pytest.approx(0.7) and dist[5] == pytest.approx(0.3)
+    assert expected_score(dist) == pytest.approx(4.3)
+    assert mass == pytest.approx(1.0)
+
+
+def test_score_token_is_found_after_a_label() -> None:
+    tokens = [("Score", {"Score": 1.0}), (":", {":": 1.0}), (" 3", {" 3": 0.5, " 2": 0.5})]
+    judged = judge_output(output(choice(tokens)), "logprobs", 1, False)
+    assert judged.value == pytest.approx(2.5)
+
+
+def test_cot_uses_the_last_score_token_not_the_denominator() -> None:
+    tokens = [
+        ("Step 2 is met, 5 cues.\nScore: ", {"x": 1.0}),
+        ("4", {"4": 0.8, "3": 0.2}),
+        ("/", {"/": 1.0}),
+        ("5", {"5": 1.0}),
+    ]
+    judged = judge_output(output(choice(tokens)), "logprobs", 1, True)
+    assert judged.value == pytest.approx(3.8)
+
+
+def test_logprobs_missing_is_unscored_in_logprobs_mode_and_parsed_in_auto() -> None:
+    plain = ChatCompletionChoice(message=ChatMessageAssistant(content="4"))
+    strict = judge_output(output(plain), "logprobs", 1, False)
+    assert strict.value is None and "no logprobs" in (strict.reason or "")
+    auto = judge_output(output(plain), "auto", 1, False)
+    assert auto.method == "parse" and auto.value == 4.0
+    assert "no logprobs" in auto.details["logprobs_unavailable"]
+
+
+def test_unparseable_output_is_unscored_never_a_number() -> None:
+    judged = judge_output(output(choice([("7", {"7": 1.0})])), "auto", 1, False)
+    assert judged.value is None
+    assert "outside 1-5" in (judged.reason or "")
+
+
+def test_no_choices_is_unscored() -> None:
+    judged = judge_output(ModelOutput(model="judge", choices=[]), "parse", 1, False)
+    assert judged.value is None and judged.reason
+
+
+def texts(*values: str) -> ModelOutput:
+    return output(*[ChatCompletionChoice(message=ChatMessageAssistant(content=v)) for v in values])
+
+
+def test_samples_mean_of_parsed_scores_with_failures_counted() -> None:
+    judged = judge_output(texts("4", "5", "Score: 3", "maybe 4 or 5", "4"), "samples", 5, False)
+    assert judged.value == pytest.approx(4.0)
+    assert judged.details["n_parsed"] == 4
+    assert len(judged.details["parse_failures"]) == 1
+    assert judged.distribution == pytest.approx({1: 0, 2: 0, 3: 0.25, 4: 0.5, 5: 0.25})
+
+
+def test_samples_uses_at_most_n_choices_and_unscored_when_none_parse() -> None:
+    assert judge_output(texts("1", "5", "5"), "samples", 1, False).value == 1.0
+    judged = judge_output(texts("nope", "no"), "samples", 2, False)
+    assert judged.value is None and "none of 2" in (judged.reason or "")
+
+
+def test_method_config() -> None:
+    assert method_config("logprobs").logprobs is True
+    assert method_config("auto").top_logprobs == 20
+    assert method_config("auto").temperature == 0
+    sampled = method_config("samples", 7)
+    assert sampled.num_choices == 7 and sampled.temperature == 1
+    assert method_config("parse").logprobs is None
+    with pytest.raises(ValueError, match="method"):
+        method_config("vibes")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="samples"):
+        method_config("samples", 0)
