@@ -1,0 +1,170 @@
+"""Judge mode end to end: the CLI with the baseline judge, eval() with mock logprobs."""
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.model import (
+    ChatCompletionChoice,
+    ChatMessageAssistant,
+    Logprob,
+    Logprobs,
+    ModelOutput,
+    ModelUsage,
+    TopLogprob,
+    get_model,
+)
+
+from inspect_empathy import empathy
+
+AGREEMENT = ["spearman", "kendall", "pearson", "mae", "rmse", "qwk", "exact", "within_one"]
+
+
+def write_dialogs(path: Path, ratings: list[int | None]) -> Path:
+    lines = []
+    for i, rating in enumerate(ratings):
+        record = {
+            "id": f"d{i}",
+            "turns": [
+                {"role": "user", "content": f"I lost my job today ({i})."},
+                {
+                    "role": "assistant",
+                    "content": "That sounds really hard. How are you holding up?",
+                },
+            ],
+        }
+        if rating is not None:
+            record["rating"] = rating
+        lines.append(json.dumps(record))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def judge_output(top: dict[str, float], text: str | None = None) -> ModelOutput:
+    token = text if text is not None else max(top, key=lambda t: top[t])
+    content = [
+        Logprob(
+            token=token,
+            logprob=math.log(top.get(token, 1e-9)),
+            top_logprobs=[TopLogprob(token=t, logprob=math.log(p)) for t, p in top.items()],
+        )
+    ]
+    return ModelOutput(
+        model="mockllm/model",
+        choices=[
+            ChatCompletionChoice(
+                message=ChatMessageAssistant(content=token), logprobs=Logprobs(content=content)
+            )
+        ],
+        usage=ModelUsage(input_tokens=500, output_tokens=1, total_tokens=501),
+    )
+
+
+def metrics(log: EvalLog) -> dict[str, float]:
+    assert log.results is not None
+    return {name: m.value for name, m in log.results.scores[0].metrics.items()}
+
+
+def test_cli_run_with_baseline_judge_writes_agreement_metrics(tmp_path: Path) -> None:
+    env = {**os.environ, "INSPECT_LOG_DIR": str(tmp_path)}
+    env.pop("OPENAI_API_KEY", None)
+    run = subprocess.run(
+        [
+            sys.executable, "-m", "inspect_ai", "eval", "inspect_empathy/empathy",
+            "--model", "empathy_baseline/lexicon", "--limit", "40", "--display", "none",
+            "--log-dir", str(tmp_path),
+        ],
+        capture_output=True, text=True, env=env, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    logs = list(tmp_path.glob("*.eval"))
+    assert len(logs) == 1
+    log = read_eval_log(str(logs[0]))
+    assert log.status == "success"
+    values = metrics(log)
+    for name in AGREEMENT:
+        assert name in values and math.isfinite(values[name]), name
+    assert values["n_human"] == 40
+    assert values["spearman"] > 0  # the lexicon floor does track the reference ratings
+    sample = log.samples[0]
+    assert sample.scores["empathy_scorer"].metadata["method"] == "logprobs"
+
+
+def test_eval_with_mock_logprobs_scores_the_weighted_value(tmp_path: Path) -> None:
+    dataset = write_dialogs(tmp_path / "d.jsonl", [4, 5])
+    outputs = [judge_output({"4": 0.6, "5": 0.3, "3": 0.1}), judge_output({"5": 0.9, "4": 0.1})]
+    model = get_model("mockllm/model", custom_outputs=outputs)
+    [log] = eval(empathy(dataset=str(dataset)), model=model, log_dir=str(tmp_path), display="none")
+    assert log.status == "success"
+    values = {s.id: s.scores["empathy_scorer"].value for s in log.samples}
+    assert values == {"d0": pytest.approx(4.2), "d1": pytest.approx(4.9)}
+    score = log.samples[0].scores["empathy_scorer"]
+    assert score.metadata["distribution"] == {"1": 0, "2": 0, "3": 0.1, "4": 0.6, "5": 0.3}
+    assert score.metadata["human_rating"] == 4.0
+    assert metrics(log)["mae"] == pytest.approx((0.2 + 0.1) / 2)
+    # the judge saw the rubric with the dialog, as one user message
+    prompt = log.samples[0].messages[0].text
+    assert prompt.startswith("You will be given one dialog")
+    assert "USER: I lost my job today (0).\nBOT: That sounds really hard." in prompt
+
+
+def test_unscorable_output_is_unscored_and_counted(tmp_path: Path) -> None:
+    dataset = write_dialogs(tmp_path / "d.jsonl", [4, 2, 3])
+    outputs = [
+        judge_output({"4": 1.0}),
+        judge_output({"7": 1.0}),
+        judge_output({"x": 1.0}, text="I would rather not rate this."),
+    ]
+    model = get_model("mockllm/model", custom_outputs=outputs)
+    [log] = eval(empathy(dataset=str(dataset)), model=model, log_dir=str(tmp_path), display="none")
+    assert log.results is not None
+    result = log.results.scores[0]
+    assert (result.scored_samples, result.unscored_samples) == (1, 2)
+    reasons = {s.id: s.scores["empathy_scorer"].explanation for s in log.samples}
+    assert "outside 1-5" in reasons["d1"] and "no score" in reasons["d2"]
+    assert metrics(log)["mean"] == pytest.approx(4.0)
+
+
+def test_dataset_without_ratings_shows_only_judge_metrics(tmp_path: Path) -> None:
+    dataset = write_dialogs(tmp_path / "d.jsonl", [None, None])
+    [log] = eval(
+        empathy(dataset=str(dataset)), model="empathy_baseline/lexicon", log_dir=str(tmp_path),
+        display="none",
+    )  # fmt: skip
+    values = metrics(log)
+    assert "mean" in values
+    assert not set(AGREEMENT) & set(values)
+    assert all(math.isfinite(v) for v in values.values())
+
+
+@pytest.mark.parametrize("method", ["samples", "parse", "logprobs"])
+def test_every_method_runs_offline_with_the_baseline(tmp_path: Path, method: str) -> None:
+    [log] = eval(
+        empathy(method=method, samples=5), model="empathy_baseline/lexicon", limit=10,
+        log_dir=str(tmp_path), display="none",
+    )  # fmt: skip
+    assert log.status == "success"
+    score = log.samples[0].scores["empathy_scorer"]
+    assert score.metadata["method"] == method
+    if method == "samples":
+        assert score.metadata["n_parsed"] == 5
+        assert len(log.samples[0].output.choices) == 5
+    if method == "parse":
+        assert float(score.value).is_integer()
+
+
+def test_cot_variant_scores_from_the_last_line(tmp_path: Path) -> None:
+    [log] = eval(
+        empathy(cot=True), model="empathy_baseline/lexicon", limit=5, log_dir=str(tmp_path),
+        display="none",
+    )  # fmt: skip
+    sample = log.samples[0]
+    assert "Score: N" in sample.messages[0].text
+    assert sample.output.completion.splitlines()[-1].startswith("Score: ")
+    assert sample.scores["empathy_scorer"].metadata["method"] == "logprobs"
