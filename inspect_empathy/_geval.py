@@ -152,6 +152,14 @@ def choice_text(choice: ChatCompletionChoice) -> str:
     return choice.message.text
 
 
+def refusal_reason(choice: ChatCompletionChoice) -> str | None:
+    """Why a completion is no judgement: the judge refused (even if it wrote a digit first)."""
+    if choice.stop_reason != "content_filter":
+        return None
+    text = choice_text(choice).strip()
+    return "the judge refused (stop reason content_filter)" + (f": {text[:80]!r}" if text else "")
+
+
 def judge_logprobs(choice: ChatCompletionChoice, cot: bool) -> Judgement:
     """G-Eval score of one completion from the logprobs at its score token."""
     text = choice_text(choice)
@@ -183,7 +191,11 @@ def judge_samples(choices: list[ChatCompletionChoice], cot: bool, n: int) -> Jud
     texts = [choice_text(c) for c in choices[:n]]
     parsed: list[int] = []
     failures: list[str] = []
-    for text in texts:
+    for choice, text in zip(choices[:n], texts, strict=True):
+        refused = refusal_reason(choice)
+        if refused:
+            failures.append(refused)
+            continue
         try:
             parsed.append(parse_score(text, cot).score)
         except ScoreParseError as ex:
@@ -218,6 +230,9 @@ def judge_output(output: ModelOutput, method: Method, samples: int, cot: bool) -
         return judge_samples(output.choices, cot, samples)
     choice = output.choices[0]
     text = choice_text(choice)
+    refused = refusal_reason(choice)
+    if refused:
+        return Judgement(None, method, text, reason=refused)
     if method in ("logprobs", "auto"):
         try:
             return judge_logprobs(choice, cot)
