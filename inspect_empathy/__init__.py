@@ -4,10 +4,18 @@ from ._geval import Judgement, ScoreParseError, parse_score
 from ._rubric import Turn, render_dialog, render_prompt, rubric_template
 from .dataset import DatasetError, load_dialogs
 from .dialogs import DialogRecord, normalise_rating, record_to_sample
-from .metrics import agreement, human_agreement, judge_agreement, level_shares
+from .metrics import (
+    agreement,
+    human_agreement,
+    judge_agreement,
+    judge_means,
+    level_shares,
+    response_metrics,
+    share_at_least,
+)
 from .scorer import empathy_scorer
 from .solver import empathy_prompt
-from .tasks import empathy
+from .tasks import empathy, empathy_response
 
 __all__ = [
     "DatasetError",
@@ -18,9 +26,11 @@ __all__ = [
     "agreement",
     "empathy",
     "empathy_prompt",
+    "empathy_response",
     "empathy_scorer",
     "human_agreement",
     "judge_agreement",
+    "judge_means",
     "level_shares",
     "load_dialogs",
     "normalise_rating",
@@ -28,5 +38,7 @@ __all__ = [
     "record_to_sample",
     "render_dialog",
     "render_prompt",
+    "response_metrics",
     "rubric_template",
+    "share_at_least",
 ]

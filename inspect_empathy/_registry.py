@@ -6,7 +6,7 @@ from inspect_ai.model import ModelAPI, modelapi
 
 from .scorer import empathy_scorer
 from .solver import empathy_prompt
-from .tasks import empathy
+from .tasks import empathy, empathy_response
 
 
 @modelapi(name="empathy_baseline")

@@ -150,3 +150,68 @@ def judge_agreement() -> Metric:
         return {} if alpha is None else {"judge_alpha": alpha}
 
     return compute
+
+
+@metric
+def share_at_least(threshold: float = 4.0) -> Metric:
+    """Share of scores at or above ``threshold`` (one number, so it can be grouped)."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        values = [s.score.as_float() for s in scores]
+        if not values:
+            return float("nan")
+        return float(np.mean(np.asarray(values) >= threshold))
+
+    return compute
+
+
+@metric
+def judge_means() -> Metric:
+    """Mean score of each judge of a panel, as ``judge_mean(<model>)``.
+
+    Reports nothing for a single judge.
+    """
+
+    def compute(scores: list[SampleScore]) -> Value:
+        per_judge: dict[str, list[float]] = {}
+        for s in scores:
+            judges = (s.score.metadata or {}).get("judges")
+            if not isinstance(judges, dict):
+                continue
+            for name, result in judges.items():
+                value = result.get("value") if isinstance(result, dict) else None
+                if value is not None and math.isfinite(float(value)):
+                    per_judge.setdefault(name, []).append(float(value))
+        return {f"judge_mean({name})": float(np.mean(v)) for name, v in per_judge.items()}
+
+    return compute
+
+
+def response_metrics(group_by: str | None = None, threshold: float = 4.0) -> list[Metric]:
+    """Metrics for replies rated by a grader (response mode or any task's replies).
+
+    Mean and stderr, the share at each level 1-5 and at or above ``threshold``,
+    a panel's per-judge means and Krippendorff's alpha; with ``group_by`` (a
+    sample metadata field every sample has, e.g. ``emotion``) also the mean,
+    stderr and share >= ``threshold`` of each group, via Inspect's ``grouped()``.
+    """
+    from inspect_ai.scorer import grouped, mean, stderr
+
+    metrics: list[Metric] = [
+        mean(),
+        stderr(),
+        level_shares(threshold),
+        judge_agreement(),
+        judge_means(),
+    ]
+    if group_by:
+        key = group_by.replace("{", "{{").replace("}", "}}")
+        for name, inner in (
+            ("mean", mean()),
+            ("stderr", stderr()),
+            (f"share_ge_{threshold:g}", share_at_least(threshold)),
+        ):
+            # parentheses, not brackets: Inspect's console treats [..] as markup
+            template = f"{name}({key}={{group_name}})"
+            metrics.append(grouped(inner, group_by, all=False, name_template=template))
+    return metrics

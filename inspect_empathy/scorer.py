@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import logging
 import statistics
 from typing import Any, Literal
 
-from inspect_ai.model import ChatMessage, ChatMessageUser, Model, get_model, model_roles
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.log import transcript
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageUser,
+    Model,
+    ModelRole,
+    get_model,
+    model_roles,
+)
+from inspect_ai.model._model_role import as_model_role
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
@@ -20,23 +32,40 @@ from ._geval import (
     judge_output,
     method_config,
 )
-from ._rubric import render_dialog, render_prompt, turns_from_messages
-from .metrics import HUMAN_KEY, human_agreement, judge_agreement, level_shares
+from ._rubric import (
+    PLACEHOLDER,
+    Turn,
+    render_dialog,
+    render_prompt,
+    rubric_template,
+    turns_from_messages,
+)
+from .metrics import HUMAN_KEY, human_agreement, judge_agreement, judge_means, level_shares
 
 Aggregate = Literal["mean", "median"]
+JudgeSpec = str | Model | None
+"""One judge: a model name, a Model, or None for the model under evaluation."""
+
+logger = logging.getLogger(__name__)
 
 
-@scorer(metrics=[mean(), stderr(), human_agreement(), level_shares(), judge_agreement()])
+@scorer(
+    metrics=[mean(), stderr(), human_agreement(), level_shares(), judge_agreement(), judge_means()]
+)
 def empathy_scorer(
     method: Method = "auto",
     samples: int = DEFAULT_SAMPLES,
     cot: bool = False,
     model: str | Model | list[str | Model] | None = None,
-    model_role: str = "grader",
+    model_role: str | ModelRole = "grader",
     aggregate: Aggregate = "mean",
     from_output: bool = False,
 ) -> Scorer:
     """Rate the last assistant reply for empathetical responding, 1-5, G-Eval style.
+
+    Works on any task: the conversation is taken from ``state.messages`` (user
+    and assistant text; system messages, tool calls and tool results are left
+    out, with notes saying where) and the final assistant message is the reply.
 
     Args:
       method: ``logprobs`` (probability-weighted score from the score token's
@@ -45,10 +74,13 @@ def empathy_scorer(
         judge returns them, else parse).
       samples: Number of completions for the ``samples`` method.
       cot: Use the rubric variant that asks for brief reasoning before the score.
-      model: Judge model, or a list of models for a panel. Takes precedence
-        over ``model_role``.
-      model_role: Role whose bound model(s) judge (``--model-role grader=...``);
-        without a binding the model under evaluation judges.
+      model: Judge model, or a list of models for a panel (a comma-separated
+        string also makes a panel). Takes precedence over ``model_role``.
+      model_role: Role whose bound model(s) judge (``--model-role grader=...``;
+        several models bound to the role make a panel). Without a binding the
+        model under evaluation judges (flagged ``self_graded`` in the score's
+        metadata), unless the role is ``ModelRole(name, required=True)``, in
+        which case scoring fails with a clear message.
       aggregate: How a panel's scores combine: ``mean`` or ``median``.
       from_output: Score the judgement already in ``state.output`` (judge mode:
         the model under evaluation is the judge) instead of asking a grader.
@@ -57,6 +89,8 @@ def empathy_scorer(
         raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
     if aggregate not in ("mean", "median"):
         raise ValueError(f"aggregate must be 'mean' or 'median', not {aggregate!r}")
+    role = as_model_role(model_role)
+    explicit = _explicit_judges(model)
 
     async def score(state: TaskState, target: Target) -> Score:
         human = (state.metadata or {}).get(HUMAN_KEY)
@@ -64,43 +98,169 @@ def empathy_scorer(
             judgement = await _judge_own_output(state, method, samples, cot)
             return to_score(judgement, {HUMAN_KEY: human})
 
-        turns, notes = turns_from_messages(state.messages)
-        if not turns or turns[-1].role != "bot":
+        turns, notes, problem = reply_dialog(state.messages)
+        if problem is not None:
             return Score.unscored(
                 reason="no_response",
-                explanation="the conversation does not end with an assistant reply to rate",
+                explanation=problem,
                 metadata={HUMAN_KEY: human, "notes": notes},
+            )
+        if notes:
+            transcript().info(
+                {"empathy_scorer": "left out of the dialog given to the grader", "notes": notes},
+                source="empathy_scorer",
             )
         dialog = render_dialog(turns)
         prompt: list[ChatMessage] = [ChatMessageUser(content=render_prompt(dialog, cot))]
-        judges = _judges(model, model_role)
-        judgements = await collect(
-            *[_judge_with(judge, prompt, method, samples, cot) for judge in judges]
-        )
+        judges = explicit if explicit is not None else role_judges(role)
         context: dict[str, Any] = {HUMAN_KEY: human, "judged_dialog": dialog}
         if notes:
             context["notes"] = notes
+        if len(judges) == 1 and judges[0] is None:
+            context["self_graded"] = True
+            _warn_self_graded(role.name)
+        judgements = await collect(
+            *[_judge_with(judge, prompt, method, samples, cot) for judge in judges]
+        )
+        judgements = _unique_names(judgements)
         if len(judgements) == 1:
-            return to_score(judgements[0][1], context)
+            name, judgement = judgements[0]
+            return to_score(judgement, {**context, "grader": name})
         return panel_score(judgements, aggregate, context)
 
     return score
 
 
-def _judges(
-    model: str | Model | list[str | Model] | None, model_role: str
-) -> list[str | Model | None]:
-    """The judge models: explicit ones, else the role's binding (None = default model)."""
-    if model is not None:
-        return list(model) if isinstance(model, list) else [model]
-    bound = model_roles().get(model_role)
-    if isinstance(bound, list):
+def missing_grader_message(role: str, hint: str | None = None) -> str:
+    """Why a task refuses to run without a grader, and how to bind one."""
+    message = (
+        f"No model is bound to the '{role}' role. The reply would be graded by the model "
+        "that wrote it, and a model grading its own replies is biased. Bind a grader with "
+        f"--model-role {role}=<model> (several comma-separated models make a panel), or "
+        f"model_roles={{'{role}': ...}} in Python."
+    )
+    return message + (f" {hint}" if hint else "")
+
+
+def _explicit_judges(model: str | Model | list[str | Model] | None) -> list[JudgeSpec] | None:
+    """Judges given to the scorer itself (``model=``), or None to use the role."""
+    if model is None:
+        return None
+    if isinstance(model, str):
+        names = [m.strip() for m in model.split(",") if m.strip()]
+        if not names:
+            raise ValueError("model must name at least one judge")
+        return list(names)
+    if isinstance(model, list | tuple):
+        if not model:
+            raise ValueError("model must name at least one judge")
+        return list(model)
+    return [model]
+
+
+def role_judges(role: ModelRole) -> list[JudgeSpec]:
+    """The models bound to a role (None = the model under evaluation judges).
+
+    Raises `PrerequisiteError` when the role is required and nothing is bound.
+    """
+    bound = model_roles().get(role.name)
+    if isinstance(bound, list) and bound:
         return list(bound)
-    return [bound]
+    if bound is not None and not isinstance(bound, list):
+        return [bound]
+    if role.required:
+        raise PrerequisiteError(missing_grader_message(role.name))
+    return [None]
+
+
+def _warn_self_graded(role: str) -> None:
+    from inspect_ai._util.logger import warn_once
+
+    warn_once(
+        logger,
+        f"empathy_scorer: no model is bound to the '{role}' role, so the model under "
+        f"evaluation grades its own replies (biased). Bind one with --model-role {role}=<model>.",
+    )
+
+
+def _unique_names(judgements: list[tuple[str, Judgement]]) -> list[tuple[str, Judgement]]:
+    """Make judge names unique (the same model may sit twice on a panel, e.g. two configs)."""
+    seen: dict[str, int] = {}
+    unique: list[tuple[str, Judgement]] = []
+    for name, judgement in judgements:
+        seen[name] = seen.get(name, 0) + 1
+        unique.append((name if seen[name] == 1 else f"{name}#{seen[name]}", judgement))
+    return unique
+
+
+def _rubric_head() -> str:
+    """The start of the rubric prompt, to recognise conversations that already are one."""
+    return rubric_template(False).partition(PLACEHOLDER)[0].strip()[:200]
+
+
+def reply_dialog(messages: list[ChatMessage]) -> tuple[list[Turn], list[str], str | None]:
+    """The dialog to grade, notes on what was left out, and why it cannot be graded (if so).
+
+    The reply is the final assistant message's text. A conversation without an
+    assistant reply, one whose final assistant message has no text (tool calls
+    only), one where the user spoke after the last reply, and one that is
+    itself the rubric prompt (a judge-mode sample) cannot be graded.
+    """
+    messages, step_notes = _drop_intermediate_steps(messages)
+    turns, notes = turns_from_messages(messages)
+    notes = sorted(notes + step_notes, key=_note_order)
+    last = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=None)
+    if last is None:
+        return turns, notes, "the conversation has no assistant reply to rate"
+    if not messages[last].text.strip():
+        return turns, notes, "the final assistant message has no text (only tool calls) to rate"
+    if any(m.role == "user" for m in messages[last + 1 :]):
+        return turns, notes, "the user spoke after the last assistant reply: no reply to rate"
+    if not turns or turns[-1].role != "bot":
+        return turns, notes, "the conversation does not end with an assistant reply to rate"
+    head = _rubric_head()
+    if head and any(t.role == "user" and head in t.content for t in turns):
+        return (
+            turns,
+            notes,
+            "the conversation is the empathy rubric prompt itself (a judge-mode sample): "
+            "score it with empathy_scorer(from_output=True)",
+        )
+    return turns, notes, None
+
+
+def _drop_intermediate_steps(messages: list[ChatMessage]) -> tuple[list[ChatMessage], list[str]]:
+    """Blank the text of tool-calling assistant messages after the last user message.
+
+    Text that accompanies a tool call on the way to the reply ("Let me look that
+    up") is a step, not the reply: the final assistant message is the reply.
+    Indices are kept, so notes still point at the original messages.
+    """
+    last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=-1)
+    kept: list[ChatMessage] = []
+    notes: list[str] = []
+    final = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=None)
+    for index, message in enumerate(messages):
+        if (
+            index > last_user
+            and index != final
+            and isinstance(message, ChatMessageAssistant)
+            and message.tool_calls
+            and message.text.strip()
+        ):
+            notes.append(f"message {index}: text before tool call(s) left out")
+            message = message.model_copy(update={"content": ""})
+        kept.append(message)
+    return kept, notes
+
+
+def _note_order(note: str) -> tuple[int, str]:
+    head = note.split(":", 1)[0].removeprefix("message ")
+    return (int(head) if head.isdigit() else -1, note)
 
 
 async def _judge_with(
-    judge: str | Model | None, prompt: list[ChatMessage], method: Method, samples: int, cot: bool
+    judge: JudgeSpec, prompt: list[ChatMessage], method: Method, samples: int, cot: bool
 ) -> tuple[str, Judgement]:
     model = get_model(judge)
     judgement, _ = await generate_judgement(model, prompt, method, samples, cot)

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from inspect_ai import Task, task
-from inspect_ai.solver import generate
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.dataset import Dataset
+from inspect_ai.model import ChatMessageSystem, ModelRole, model_roles
+from inspect_ai.model._model import active_model
+from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from ._geval import DEFAULT_SAMPLES, Method, method_config
-from .dataset import load_dialogs
-from .scorer import empathy_scorer
+from .dataset import DatasetError, OnInvalid, load_dialogs, skipped_summary
+from .metrics import response_metrics
+from .scorer import Aggregate, empathy_scorer, missing_grader_message
 from .solver import empathy_prompt
 
 
@@ -18,20 +25,180 @@ def empathy(
     samples: int = DEFAULT_SAMPLES,
     cot: bool = False,
     shuffle: bool = False,
+    format: str | None = None,
+    on_invalid: OnInvalid | None = None,
+    max_turns: int | None = None,
 ) -> Task:
     """Judge mode: the model under evaluation rates each dialog's last bot reply (1-5).
 
     Args:
-      dataset: Bundled dataset name or path to a dialog file.
+      dataset: Bundled dataset name, a dialog file or folder, ``hf:OWNER/NAME``,
+        or a YAML/JSON dataset spec file.
       method: G-Eval scoring: ``auto``, ``logprobs``, ``samples`` or ``parse``.
       samples: Completions per dialog for ``method=samples``.
       cot: Ask for brief reasoning before the score.
       shuffle: Shuffle the samples.
+      format: The dataset's format where it cannot be inferred (``jsonl``, ``csv``,
+        ``transcript``, ``empathetic_exchanges``, ``ieval``, ``esconv``, ...).
+      on_invalid: ``fail`` (default) on any invalid record, before any model call,
+        or ``skip`` them and record the counts in the log (``metadata.dataset``).
+      max_turns: Keep only the last N turns of each dialog (with a marker).
     """
+    data = load_dialogs(
+        dataset, format, shuffle=shuffle, on_invalid=on_invalid, max_turns=max_turns
+    )
     return Task(
-        dataset=load_dialogs(dataset, shuffle=shuffle),
+        dataset=data,
         solver=[empathy_prompt(cot=cot), generate()],
         scorer=empathy_scorer(method=method, samples=samples, cot=cot, from_output=True),
         config=method_config(method, samples),
-        metadata={"mode": "judge", "method": method, "cot": cot},
+        metadata={"mode": "judge", "method": method, "cot": cot, "dataset": skipped_summary(data)},
     )
+
+
+GRADER_ROLE = "grader"
+SELF_GRADING_HINT = (
+    "To let the model under evaluation grade itself anyway, pass -T self_grading=true "
+    "(self_grading=True in Python)."
+)
+
+
+@task
+def empathy_response(
+    dataset: str = "default",
+    system_prompt: str | None = None,
+    grader_method: Method = "auto",
+    samples: int = DEFAULT_SAMPLES,
+    cot: bool = False,
+    self_grading: bool = False,
+    group_by: str | None = None,
+    aggregate: Aggregate = "mean",
+    shuffle: bool = False,
+    format: str | None = None,
+    on_invalid: OnInvalid = "fail",
+    max_turns: int | None = None,
+) -> Task:
+    """Response mode: the model under evaluation writes the reply; a grader rates it (1-5).
+
+    Each dialog is cut before its last bot turn (the original reply and its
+    human rating stay in metadata as ``reference_reply``/``reference_rating``).
+    The reply is graded with the rubric by the model(s) bound to the ``grader``
+    role (``--model-role grader=...``; several make a panel).
+
+    Args:
+      dataset: Bundled dataset name, a dialog file or folder, ``hf:OWNER/NAME``,
+        or a YAML/JSON dataset spec file (any loader; its last bot turn is cut off).
+      system_prompt: System prompt for the model under evaluation (text, or a
+        path to a text file).
+      grader_method: G-Eval scoring: ``auto``, ``logprobs``, ``samples`` or ``parse``.
+      samples: Grader completions per reply for ``grader_method=samples``.
+      cot: Ask the grader for brief reasoning before the score.
+      self_grading: Allow the model under evaluation to grade its own replies
+        when no grader is bound (biased; refused otherwise).
+      group_by: Sample metadata field (e.g. ``emotion``) to report metrics by.
+      aggregate: How a panel's scores combine: ``mean`` or ``median``.
+      shuffle: Shuffle the samples.
+      format: The dataset's format where it cannot be inferred (as for ``empathy``).
+      on_invalid: ``fail`` on any invalid record, or ``skip`` them (counted in the log).
+      max_turns: Keep only the last N turns of each dialog (with a marker).
+    """
+    if not self_grading and grader_unbound_now(GRADER_ROLE):
+        raise PrerequisiteError(missing_grader_message(GRADER_ROLE, SELF_GRADING_HINT))
+    data = load_dialogs(
+        dataset,
+        format,
+        cut_reply=True,
+        shuffle=shuffle,
+        on_invalid=on_invalid,
+        max_turns=max_turns,
+    )
+    if group_by:
+        check_group_key(data, group_by)
+    solvers: list[Solver] = []
+    if not self_grading:
+        solvers.append(require_grader(GRADER_ROLE, SELF_GRADING_HINT))
+    if system_prompt:
+        solvers.append(reply_system_prompt(system_prompt))
+    solvers.append(generate())
+    return Task(
+        dataset=data,
+        solver=solvers,
+        scorer=empathy_scorer(
+            method=grader_method,
+            samples=samples,
+            cot=cot,
+            model_role=ModelRole(GRADER_ROLE, required=not self_grading),
+            aggregate=aggregate,
+        ),
+        metrics=response_metrics(group_by),
+        metadata={
+            "mode": "response",
+            "grader_method": grader_method,
+            "cot": cot,
+            "self_grading": self_grading,
+            "group_by": group_by,
+            "dataset": skipped_summary(data),
+        },
+    )
+
+
+def grader_unbound_now(role: str) -> bool:
+    """True when task construction runs inside ``eval()`` and no model is bound to ``role``.
+
+    ``inspect eval`` (and ``eval()`` given task names) binds model roles before
+    it constructs tasks, with the model under evaluation active; a Task built
+    outside ``eval()`` cannot know its roles yet, so `require_grader` checks again
+    when each sample starts.
+    """
+    return active_model() is not None and model_roles().get(role) in (None, [])
+
+
+def check_group_key(data: Dataset, key: str) -> None:
+    """Every sample must carry ``key`` in its metadata for metrics grouped by it."""
+    missing = [str(s.id) for s in data if (s.metadata or {}).get(key) is None]
+    if missing:
+        shown = ", ".join(missing[:10]) + (
+            f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+        )
+        raise DatasetError(
+            f"group_by={key!r}: {len(missing)} of {len(data)} samples have no {key!r} "
+            f"metadata ({shown})"
+        )
+
+
+@solver
+def require_grader(role: str = GRADER_ROLE, hint: str | None = None) -> Solver:
+    """Fail the sample before the model replies when no model is bound to ``role``."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        if model_roles().get(role) in (None, []):
+            raise PrerequisiteError(missing_grader_message(role, hint))
+        return state
+
+    return solve
+
+
+@solver
+def reply_system_prompt(prompt: str) -> Solver:
+    """Put a system prompt (text, or a text file's content) before the dialog, verbatim."""
+    content = _text_or_file(prompt)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        position = 0
+        while position < len(state.messages) and state.messages[position].role == "system":
+            position += 1
+        state.messages.insert(position, ChatMessageSystem(content=content))
+        return state
+
+    return solve
+
+
+def _text_or_file(text: str) -> str:
+    """The content of ``text`` read as a file path if such a file exists, else ``text``."""
+    if "\n" in text or len(text) > 1024:
+        return text
+    try:
+        path = Path(text).expanduser()
+        return path.read_text(encoding="utf-8") if path.is_file() else text
+    except (OSError, ValueError):
+        return text
