@@ -94,7 +94,8 @@ def human_agreement() -> Metric:
 
 @metric
 def level_shares(threshold: float = 4.0) -> Metric:
-    """Share of scores at each level 1-5 (rounded half up) and share >= threshold."""
+    """Share of scores at each level 1-5 and at or above ``threshold``, all on scores
+    rounded half up (so ``share_ge_4`` is ``share_4 + share_5``)."""
 
     def compute(scores: list[SampleScore]) -> Value:
         values = [s.score.as_float() for s in scores]
@@ -102,7 +103,7 @@ def level_shares(threshold: float = 4.0) -> Metric:
             return {}
         rounded = round_score(values)
         shares: dict[str, Any] = {f"share_{k}": float(np.mean(rounded == k)) for k in range(1, 6)}
-        shares[f"share_ge_{threshold:g}"] = float(np.mean(np.asarray(values) >= threshold))
+        shares[f"share_ge_{threshold:g}"] = float(np.mean(rounded >= threshold))
         return shares
 
     return compute
@@ -154,13 +155,14 @@ def judge_agreement() -> Metric:
 
 @metric
 def share_at_least(threshold: float = 4.0) -> Metric:
-    """Share of scores at or above ``threshold`` (one number, so it can be grouped)."""
+    """Share of scores, rounded half up, at or above ``threshold`` (one number, so it
+    can be grouped)."""
 
     def compute(scores: list[SampleScore]) -> Value:
         values = [s.score.as_float() for s in scores]
         if not values:
             return float("nan")
-        return float(np.mean(np.asarray(values) >= threshold))
+        return float(np.mean(round_score(values) >= threshold))
 
     return compute
 

@@ -86,7 +86,7 @@ def test_level_shares() -> None:
             "share_3": 0,
             "share_4": 0.5,
             "share_5": 0.25,
-            "share_ge_4": 0.5,
+            "share_ge_4": 0.75,  # rounded: 1, 4, 5, 4
         }
     )
 

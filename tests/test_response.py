@@ -170,7 +170,7 @@ def test_group_by_reports_metrics_for_each_group(tmp_path: Path) -> None:
     assert set(by_group) == {"grief", "frustration", "anxiety", "pride", "anger"}
     for group, scores in by_group.items():
         assert values[f"mean(emotion={group})"] == pytest.approx(statistics.fmean(scores))
-        share = sum(v >= 4 for v in scores) / len(scores)
+        share = sum(math.floor(v + 0.5) >= 4 for v in scores) / len(scores)
         assert values[f"share_ge_4(emotion={group})"] == pytest.approx(share)
         assert f"stderr(emotion={group})" in values
     assert len(by_group["grief"]) == 2
@@ -199,7 +199,7 @@ def test_level_shares_match_the_sample_scores(tmp_path: Path) -> None:
     rounded = [min(5, max(1, math.floor(v + 0.5))) for v in scores]
     for level in range(1, 6):
         assert values[f"share_{level}"] == pytest.approx(rounded.count(level) / len(scores))
-    assert values["share_ge_4"] == pytest.approx(sum(v >= 4 for v in scores) / len(scores))
+    assert values["share_ge_4"] == pytest.approx(sum(r >= 4 for r in rounded) / len(scores))
     assert values["stderr"] == pytest.approx(statistics.stdev(scores) / math.sqrt(len(scores)))
 
 
