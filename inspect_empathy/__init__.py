@@ -2,7 +2,7 @@
 
 from ._geval import Judgement, ScoreParseError, parse_score
 from ._rubric import Turn, render_dialog, render_prompt, rubric_template
-from .dataset import DatasetError, load_dialogs
+from .dataset import DatasetError, load_dialogs, skipped_summary
 from .dialogs import DialogRecord, normalise_rating, record_to_sample
 from .metrics import (
     agreement,
@@ -40,5 +40,6 @@ __all__ = [
     "render_prompt",
     "response_metrics",
     "rubric_template",
+    "skipped_summary",
     "share_at_least",
 ]

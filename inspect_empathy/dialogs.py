@@ -9,15 +9,22 @@ from typing import Any
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser
 
-from ._rubric import Turn, render_dialog
+from ._rubric import Turn, merge_consecutive, render_dialog
 from .metrics import HUMAN_KEY
 
 Scale = tuple[float, float]
 
+LEFT_OUT_KEY = "turns_left_out"
+"""Sample metadata key: how many earlier turns ``max_turns`` left out."""
 
-@dataclass
+
+@dataclass(slots=True)
 class DialogRecord:
-    """One dialog ending in the bot reply to rate, with its human rating if known."""
+    """One dialog ending in the bot reply to rate, with its human rating if known.
+
+    ``rating`` is the raw value on ``scale`` (min, max); samples carry it mapped
+    linearly onto 1-5 next to the raw value and the scale.
+    """
 
     id: str
     turns: list[Turn]
@@ -36,28 +43,55 @@ def normalise_rating(raw: float, scale: Scale) -> float:
     return 1.0 + 4.0 * (raw - low) / (high - low)
 
 
+def left_out_marker(count: int) -> str:
+    """The note that stands in for turns cut by ``max_turns``."""
+    return f"[{count} earlier turn{'s' if count != 1 else ''} left out]"
+
+
+def truncate_turns(turns: list[Turn], max_turns: int | None) -> tuple[list[Turn], int]:
+    """Keep the last ``max_turns`` turns, led by a marker saying how many were left out.
+
+    The marker is a user-side turn of its own, ``[N earlier turns left out]``, so
+    the rendered dialog always opens with ``USER: [N earlier turns left out]``: a
+    bracketed note in the third person, never the user's words. When the kept
+    window starts with a user turn the judge's renderer joins the two user turns,
+    and the real text follows the note on an indented line; in the chat input
+    (response mode) the note and the user's message stay separate messages.
+    """
+    if max_turns is None or len(turns) <= max_turns:
+        return turns, 0
+    left_out = len(turns) - max_turns
+    return [Turn("user", left_out_marker(left_out)), *turns[-max_turns:]], left_out
+
+
 def turn_message(turn: Turn) -> ChatMessage:
     if turn.role == "user":
         return ChatMessageUser(content=turn.content)
     return ChatMessageAssistant(content=turn.content)
 
 
-def record_to_sample(record: DialogRecord, cut_reply: bool = False) -> Sample:
+def record_to_sample(
+    record: DialogRecord, cut_reply: bool = False, max_turns: int | None = None
+) -> Sample:
     """An Inspect sample for a dialog record.
 
-    Input is the dialog as chat messages. With ``cut_reply`` (response mode) the
-    final bot reply is cut off and kept, with its rating, in metadata.
+    Input is the dialog as chat messages. With ``max_turns`` only the last turns
+    are kept (see `truncate_turns`). With ``cut_reply`` (response mode) the final
+    bot reply is cut off and kept, with its rating, in metadata.
     """
-    turns = list(record.turns)
+    turns = record.turns
     if not turns or turns[-1].role != "bot":
         raise ValueError(f"dialog {record.id!r} does not end with a bot turn")
+    turns, left_out = truncate_turns(turns, max_turns)
     metadata: dict[str, Any] = {
-        "transcript": render_dialog(turns),
+        "transcript": render_dialog(merge_consecutive(turns) if left_out else turns),
         HUMAN_KEY: None,
         "human_rating_raw": record.rating,
         "human_rating_scale": list(record.scale) if record.rating is not None else None,
         **record.metadata,
     }
+    if left_out:
+        metadata[LEFT_OUT_KEY] = left_out
     if record.rating is not None:
         metadata[HUMAN_KEY] = normalise_rating(record.rating, record.scale)
     target = f"{metadata[HUMAN_KEY]:g}" if metadata[HUMAN_KEY] is not None else ""

@@ -1,0 +1,83 @@
+"""Dataset spec files: a YAML or JSON object naming a data file, its format and mapping.
+
+    path: my_chats.csv          # required; relative to the spec file's folder
+    format: csv                 # optional when it can be inferred
+    transcript: conversation    # mapping keys of the format
+    rating: score
+    roles: {Seeker: user, Supporter: bot}
+    scale: [1, 3]
+
+``on_invalid`` and ``max_turns`` may be set here too; arguments given to
+``load_dialogs`` (or ``-T``) win over the spec.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ._validate import DatasetError, read_text
+
+SPEC_SUFFIXES = (".yaml", ".yml")
+LOAD_KEYS = ("on_invalid", "max_turns")
+PATH_KEYS = ("emotional_reactions", "interpretations", "explorations")
+"""Mapping keys that hold file paths (resolved like ``path``)."""
+
+
+@dataclass
+class Spec:
+    """A parsed spec: the source it points at, its format, mapping and load options."""
+
+    file: Path
+    source: str
+    format: str | None
+    mapping: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+    name: str | None = None
+
+
+def is_spec_object(data: Any) -> bool:
+    """A parsed JSON/YAML document that is a spec, not dialog data."""
+    return isinstance(data, dict) and "path" in data and "turns" not in data
+
+
+def read_spec(file: Path, data: Any = None) -> Spec:
+    """Parse a spec file (``data``: its already parsed JSON) and resolve its paths."""
+    if data is None:
+        text = read_text(file)
+        try:
+            if file.suffix.lower() in SPEC_SUFFIXES:
+                import yaml
+
+                data = yaml.safe_load(text)
+            else:
+                data = json.loads(text)
+        except json.JSONDecodeError as ex:
+            raise DatasetError(f"{file}:{ex.lineno}: bad JSON: {ex.msg}") from ex
+        except Exception as ex:  # yaml.YAMLError and friends
+            mark = getattr(ex, "problem_mark", None)
+            where = f"{file}:{mark.line + 1}" if mark is not None else str(file)
+            raise DatasetError(f"{where}: bad YAML: {getattr(ex, 'problem', ex)}") from ex
+    if not isinstance(data, dict):
+        raise DatasetError(f"{file}: a dataset spec must be a mapping with at least 'path'")
+    if not data.get("path"):
+        raise DatasetError(f"{file}: dataset spec has no 'path'")
+    data = dict(data)
+    folder = file.parent
+    source = str(data.pop("path"))
+    if not source.startswith("hf:"):
+        source = str(_resolve(source, folder))
+    fmt = data.pop("format", None)
+    name = data.pop("name", None)
+    options = {key: data.pop(key) for key in LOAD_KEYS if key in data}
+    for key in PATH_KEYS:
+        if isinstance(data.get(key), str):
+            data[key] = str(_resolve(data[key], folder))
+    return Spec(file, source, str(fmt) if fmt else None, data, options, name)
+
+
+def _resolve(path: str, folder: Path) -> Path:
+    candidate = Path(path).expanduser()
+    return candidate if candidate.is_absolute() else folder / candidate

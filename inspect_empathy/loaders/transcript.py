@@ -1,0 +1,81 @@
+"""``transcript``: text files of blank-line separated dialogs of ``LABEL: text`` lines.
+
+Each dialog may open with ``# key: value`` header lines: ``# id: ...`` (default
+``<file stem>-<n>``, n counting dialogs from 1), ``# rating: ...`` and any other
+key, which goes into sample metadata. Other lines starting with ``#`` are comments.
+Indent a continuation line that would otherwise look like ``Word: text``.
+Mapping keys: ``roles`` (label -> user or bot) and ``scale`` (rating scale).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..dialogs import DialogRecord, Scale
+from ._validate import (
+    DEFAULT_ROLES,
+    LoadReport,
+    Located,
+    RecordProblem,
+    check_keys,
+    finish_turns,
+    parse_rating,
+    parse_scale,
+    parse_transcript,
+    read_text,
+    role_map,
+    split_lines,
+)
+
+KEYS = ("roles", "scale")
+
+
+def dialog_blocks(text: str) -> Iterator[tuple[int, list[str]]]:
+    """(first line number, lines) for each blank-line separated block."""
+    block: list[str] = []
+    start = 0
+    for number, line in enumerate(split_lines(text), start=1):
+        if line.strip():
+            if not block:
+                start = number
+            block.append(line)
+        elif block:
+            yield start, block
+            block = []
+    if block:
+        yield start, block
+
+
+def record_from_block(
+    lines: list[str], default_id: str, roles: dict[str, str], scale: Scale
+) -> DialogRecord:
+    """One record from a block's header and ``LABEL: text`` lines."""
+    fields: dict[str, str] = {}
+    body_start = 0
+    for line in lines:
+        if not line.startswith("#"):
+            break
+        body_start += 1
+        key, sep, value = line[1:].partition(":")
+        if sep and key.strip():
+            fields[key.strip().lower()] = value.strip()
+    turns = finish_turns(parse_transcript("\n".join(lines[body_start:]), roles))
+    record_id = fields.pop("id", "") or default_id
+    raw = fields.pop("rating", "")
+    rating = parse_rating(raw, scale) if raw else None
+    return DialogRecord(record_id, turns, rating, scale, dict(fields))
+
+
+def load_transcript(path: Path, report: LoadReport, **mapping: Any) -> Iterator[Located]:
+    """Records from a transcript text file."""
+    check_keys("transcript", mapping, KEYS)
+    roles = role_map(mapping.get("roles")) if mapping.get("roles") else DEFAULT_ROLES
+    scale = parse_scale(mapping["scale"]) if mapping.get("scale") else (1.0, 5.0)
+    for index, (line, lines) in enumerate(dialog_blocks(read_text(path)), start=1):
+        where = f"{path}:{line}"
+        try:
+            yield where, record_from_block(lines, f"{path.stem}-{index}", roles, scale)
+        except RecordProblem as ex:
+            report.problem(where, ex.kind, ex.detail)

@@ -1,0 +1,134 @@
+"""Dialog records: rating normalisation, samples, and the max_turns marker."""
+
+import pytest
+
+from inspect_empathy._rubric import Turn, turns_from_messages
+from inspect_empathy.dialogs import (
+    LEFT_OUT_KEY,
+    DialogRecord,
+    left_out_marker,
+    normalise_rating,
+    record_to_sample,
+    truncate_turns,
+)
+
+DIALOG = [
+    Turn("user", "I moved to a new city."),
+    Turn("bot", "How is it going so far?"),
+    Turn("user", "Lonely, honestly."),
+    Turn("bot", "The first weeks are often the hardest."),
+    Turn("user", "I joined a climbing gym yesterday."),
+    Turn("bot", "That's a great way to meet people. How was it?"),
+]
+
+
+@pytest.mark.parametrize(
+    ("raw", "scale", "expected"),
+    [(1, (1, 5), 1.0), (5, (1, 5), 5.0), (2, (1, 3), 3.0), (3, (1, 3), 5.0), (0, (0, 2), 1.0),
+     (1, (0, 2), 3.0), (3.5, (0, 6), 1 + 4 * 3.5 / 6)],
+)  # fmt: skip
+def test_normalise_rating_is_linear_onto_1_5(raw: float, scale: tuple, expected: float) -> None:
+    assert normalise_rating(raw, scale) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(("raw", "scale"), [(0, (1, 5)), (6, (1, 5)), (float("nan"), (1, 5))])
+def test_normalise_rating_refuses_values_off_the_scale(raw: float, scale: tuple) -> None:
+    with pytest.raises(ValueError, match="outside the scale"):
+        normalise_rating(raw, scale)
+
+
+def test_normalise_rating_refuses_an_empty_scale() -> None:
+    with pytest.raises(ValueError, match="max > min"):
+        normalise_rating(3, (3, 3))
+
+
+def test_sample_keeps_raw_rating_and_scale() -> None:
+    record = DialogRecord("d1", DIALOG[:2], rating=2, scale=(1, 3), metadata={"emotion": "sad"})
+    sample = record_to_sample(record)
+    assert sample.id == "d1"
+    assert [m.role for m in sample.input] == ["user", "assistant"]
+    assert sample.metadata["human_rating"] == 3.0
+    assert sample.metadata["human_rating_raw"] == 2
+    assert sample.metadata["human_rating_scale"] == [1, 3]
+    assert sample.metadata["emotion"] == "sad"
+    assert sample.target == "3"
+    assert sample.metadata["transcript"] == (
+        "USER: I moved to a new city.\nBOT: How is it going so far?"
+    )
+
+
+def test_unrated_sample_has_no_human_rating_and_no_scale() -> None:
+    sample = record_to_sample(DialogRecord("d2", DIALOG[:2]))
+    assert sample.metadata["human_rating"] is None
+    assert sample.metadata["human_rating_scale"] is None
+    assert sample.target == ""
+
+
+def test_cut_reply_moves_the_rating_to_reference() -> None:
+    sample = record_to_sample(DialogRecord("d3", DIALOG[:4], rating=4), cut_reply=True)
+    assert [m.role for m in sample.input] == ["user", "assistant", "user"]
+    assert sample.metadata["reference_reply"] == DIALOG[3].content
+    assert sample.metadata["reference_rating"] == 4.0
+    assert sample.metadata["human_rating"] is None
+
+
+def test_sample_needs_a_final_bot_turn() -> None:
+    with pytest.raises(ValueError, match="does not end with a bot turn"):
+        record_to_sample(DialogRecord("d4", DIALOG[:3]))
+
+
+def test_marker_wording() -> None:
+    assert left_out_marker(1) == "[1 earlier turn left out]"
+    assert left_out_marker(3) == "[3 earlier turns left out]"
+
+
+def test_truncate_keeps_everything_when_short_enough() -> None:
+    assert truncate_turns(DIALOG, None) == (DIALOG, 0)
+    assert truncate_turns(DIALOG, 6) == (DIALOG, 0)
+
+
+def test_truncate_keeps_the_last_turns_after_a_user_side_marker() -> None:
+    kept, left_out = truncate_turns(DIALOG, 3)
+    assert left_out == 3
+    assert kept[0] == Turn("user", "[3 earlier turns left out]")
+    assert kept[1:] == DIALOG[-3:]
+
+
+def test_max_turns_window_starting_with_a_bot_turn_renders_marker_on_its_own_line() -> None:
+    sample = record_to_sample(DialogRecord("d5", DIALOG, rating=4), max_turns=3)
+    assert sample.metadata[LEFT_OUT_KEY] == 3
+    assert sample.metadata["transcript"] == (
+        "USER: [3 earlier turns left out]\n"
+        "BOT: The first weeks are often the hardest.\n"
+        "USER: I joined a climbing gym yesterday.\n"
+        "BOT: That's a great way to meet people. How was it?"
+    )
+    # the judge renders the same text from the chat messages
+    turns, _ = turns_from_messages(sample.input)
+    assert turns[0].content == "[3 earlier turns left out]"
+
+
+def test_max_turns_window_starting_with_a_user_turn_leads_with_the_marker() -> None:
+    sample = record_to_sample(DialogRecord("d6", DIALOG, rating=4), max_turns=2)
+    # separate chat messages: the user's own message stays intact
+    assert [m.text for m in sample.input[:2]] == [
+        "[4 earlier turns left out]",
+        "I joined a climbing gym yesterday.",
+    ]
+    assert sample.metadata["transcript"].splitlines()[:2] == [
+        "USER: [4 earlier turns left out]",
+        "    I joined a climbing gym yesterday.",
+    ]
+    turns, _ = turns_from_messages(sample.input)
+    assert turns[0].content.startswith("[4 earlier turns left out]\n")
+
+
+def test_max_turns_applies_before_the_reply_is_cut() -> None:
+    sample = record_to_sample(DialogRecord("d7", DIALOG, rating=4), cut_reply=True, max_turns=4)
+    assert [m.text for m in sample.input] == [
+        "[2 earlier turns left out]",
+        DIALOG[2].content,
+        DIALOG[3].content,
+        DIALOG[4].content,
+    ]
+    assert sample.metadata["reference_reply"] == DIALOG[5].content
