@@ -13,6 +13,7 @@ from __future__ import annotations
 import gc
 import logging
 import random
+import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from importlib.resources import files
@@ -25,6 +26,7 @@ from inspect_ai.dataset._dataset import sample_input_len
 from .dialogs import DialogRecord, record_to_sample
 from .loaders import FORMATS, JSON_FORMATS, infer_format, normalise_format
 from .loaders._validate import (
+    BAD_VALUE,
     BOT_LABELS,
     DUPLICATE_ID,
     USER_LABELS,
@@ -365,9 +367,23 @@ def _unique(located: Iterable[Located], report: LoadReport) -> list[DialogRecord
         if first is not None:
             report.problem(where, DUPLICATE_ID, f"duplicate id {record.id!r} (first at {first})")
             continue
+        bad = next((i for i, t in enumerate(record.turns) if _has_surrogate(t.content)), None)
+        if bad is not None:
+            report.problem(
+                where, BAD_VALUE, f"turn {bad} holds invalid Unicode (a lone surrogate escape)"
+            )
+            continue
         seen[record.id] = where
         records.append(record)
     return records
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _has_surrogate(text: str) -> bool:
+    """Whether text holds a lone surrogate (JSON "\\ud800"), which no API can encode."""
+    return not text.isascii() and _SURROGATE.search(text) is not None
 
 
 def read_jsonl(path: Path) -> list[DialogRecord]:

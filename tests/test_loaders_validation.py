@@ -180,3 +180,15 @@ def test_csv_missing_cells_are_missing_fields(tmp_path: Path) -> None:
     assert "short.csv:3: missing field(s) 'response', 'rating'" in message
     assert "short.csv:4: missing field 'id' (empty cell)" in message
     assert "short.csv:5: empty dialog" in message
+
+
+def test_lone_surrogate_escape_is_invalid_before_any_model_call(tmp_path: Path) -> None:
+    path = tmp_path / "surrogate.jsonl"
+    good = {"id": "ok", "turns": [{"role": "user", "content": "hi"},
+                                  {"role": "assistant", "content": "hello"}]}  # fmt: skip
+    bad = {**good, "id": "bad", "turns": [{"role": "user", "content": "hi \ud800"},
+                                         good["turns"][1]]}  # fmt: skip
+    path.write_text(json.dumps(bad) + "\n" + json.dumps(good) + "\n", encoding="utf-8")
+    with pytest.raises(DatasetError, match=r"surrogate.jsonl:1: turn 0 holds invalid Unicode"):
+        load_dialogs(path)
+    assert [s.id for s in load_dialogs(path, on_invalid="skip")] == ["ok"]
