@@ -1,4 +1,4 @@
-"""Inspect tasks: the empathy rubric in judge mode."""
+"""Inspect tasks: the empathy rubric in judge mode and in response mode."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def empathy_response(
     aggregate: Aggregate = "mean",
     shuffle: bool = False,
     format: str | None = None,
-    on_invalid: OnInvalid = "fail",
+    on_invalid: OnInvalid | None = None,
     max_turns: int | None = None,
 ) -> Task:
     """Response mode: the model under evaluation writes the reply; a grader rates it (1-5).
@@ -99,7 +99,8 @@ def empathy_response(
       aggregate: How a panel's scores combine: ``mean`` or ``median``.
       shuffle: Shuffle the samples.
       format: The dataset's format where it cannot be inferred (as for ``empathy``).
-      on_invalid: ``fail`` on any invalid record, or ``skip`` them (counted in the log).
+      on_invalid: ``fail`` (default) on any invalid record, or ``skip`` them (counted in
+        the log); a spec file's own ``on_invalid`` applies when this is not given.
       max_turns: Keep only the last N turns of each dialog (with a marker).
     """
     if not self_grading and grader_unbound_now(GRADER_ROLE):
