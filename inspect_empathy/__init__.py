@@ -2,6 +2,7 @@
 
 from ._geval import Judgement, ScoreParseError, parse_score
 from ._rubric import Turn, render_dialog, render_prompt, rubric_template
+from .compare import compare_judges
 from .dataset import DatasetError, load_dialogs, skipped_summary
 from .dialogs import DialogRecord, normalise_rating, record_to_sample
 from .metrics import (
@@ -24,6 +25,7 @@ __all__ = [
     "ScoreParseError",
     "Turn",
     "agreement",
+    "compare_judges",
     "empathy",
     "empathy_prompt",
     "empathy_response",

@@ -1,0 +1,155 @@
+"""Overhead: the ``empathy`` task against a bare Inspect task on the same samples and provider.
+
+Each eval runs in its own child process (peak RSS from ``os.wait4``); the two tasks are
+interleaved (A B, then B A) so that drift in machine load hits both alike. Ratios are
+empathy / bare from the same run. Target: ratio <= 1.10.
+
+    python benchmarks/overhead.py                      # 2,000 and 10,000 samples
+    python benchmarks/overhead.py --sizes 200 --repeats 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from _common import check, median, run_child, table, write_dialogs_jsonl, write_results
+
+TARGET = 1.10
+
+
+def run_eval(task: str, dataset: Path, model: str, connections: int, log_dir: Path) -> dict:
+    """One eval in a child process: wall time, peak RSS and the child's own report."""
+    result = run_child(
+        [
+            "benchmarks/_run_eval.py",
+            "--task",
+            task,
+            "--dataset",
+            str(dataset),
+            "--model",
+            model,
+            "--max-connections",
+            str(connections),
+            "--log-dir",
+            str(log_dir / task),
+        ]
+    )
+    check(result, f"{task} eval")
+    report = result.report
+    if report["status"] != "success":
+        raise SystemExit(f"{task} eval ended {report['status']}: {report['error']}")
+    return {
+        "task": task,
+        "wall_s": result.wall_s,
+        "cpu_s": result.cpu_s,
+        "eval_s": report["eval_s"],
+        "import_s": report["import_s"],
+        "peak_rss_mb": result.peak_rss_mb,
+        "samples": report["samples"],
+    }
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 10000])
+    parser.add_argument("--repeats", type=int, default=2, help="runs of each task per size")
+    parser.add_argument("--model", default="bench/zero", help="zero-latency provider")
+    parser.add_argument("--max-connections", type=int, default=100)
+    parser.add_argument(
+        "--task",
+        default="empathy",
+        help="task compared with bare: empathy, or variant:NAME from _variants.py "
+        "(results then go to overhead_NAME.json)",
+    )
+    parser.add_argument("--out", type=Path, default=None, help="results directory")
+    args = parser.parse_args(argv)
+    tasks = ("bare", args.task)
+
+    runs: list[dict[str, Any]] = []
+    summary: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp:
+        tmpdir = Path(tmp)
+        source = ""
+        for size in args.sizes:
+            dataset = tmpdir / f"dialogs-{size}.jsonl"
+            source = write_dialogs_jsonl(dataset, size)
+            per_task: dict[str, list[dict[str, Any]]] = {t: [] for t in tasks}
+            for rep in range(args.repeats):
+                order = tasks if rep % 2 == 0 else tuple(reversed(tasks))
+                for task in order:
+                    run = run_eval(task, dataset, args.model, args.max_connections, tmpdir)
+                    run.update(size=size, repeat=rep)
+                    print(
+                        f"  {size:>6} {task:<8} rep {rep}: wall {run['wall_s']:.1f}s "
+                        f"cpu {run['cpu_s']:.1f}s eval {run['eval_s']:.1f}s "
+                        f"rss {run['peak_rss_mb']:.0f} MB",
+                        flush=True,
+                    )
+                    per_task[task].append(run)
+                    runs.append(run)
+            row: dict[str, Any] = {"samples": size}
+            for key in ("wall_s", "cpu_s", "eval_s", "import_s", "peak_rss_mb"):
+                bare = median([r[key] for r in per_task["bare"]])
+                emp = median([r[key] for r in per_task[args.task]])
+                row[f"bare_{key}"] = bare
+                row[f"empathy_{key}"] = emp
+                row[f"ratio_{key}"] = emp / bare if bare else float("nan")
+            row["meets_target"] = row["ratio_wall_s"] <= TARGET and (
+                row["ratio_peak_rss_mb"] <= TARGET
+            )
+            summary.append(row)
+
+    label = args.task.removeprefix("variant:")
+    headers = [
+        "samples",
+        "bare wall s",
+        f"{label} wall s",
+        "wall ratio",
+        "CPU ratio",
+        "eval-only ratio",
+        "bare RSS MB",
+        f"{label} RSS MB",
+        "RSS ratio",
+        f"<= {TARGET}",
+    ]
+    rows = [
+        [
+            r["samples"],
+            r["bare_wall_s"],
+            r["empathy_wall_s"],
+            r["ratio_wall_s"],
+            r["ratio_cpu_s"],
+            r["ratio_eval_s"],
+            r["bare_peak_rss_mb"],
+            r["empathy_peak_rss_mb"],
+            r["ratio_peak_rss_mb"],
+            "yes" if r["meets_target"] else "no",
+        ]
+        for r in summary
+    ]
+    print(table(headers, rows))
+    payload = {
+        "target": f"empathy/bare <= {TARGET} (wall time and peak RSS)",
+        "task": args.task,
+        "settings": {
+            "model": args.model,
+            "max_connections": args.max_connections,
+            "repeats": args.repeats,
+            "log_format": "eval",
+            "display": "none",
+            "dataset_source": source,
+        },
+        "summary": summary,
+        "runs": runs,
+    }
+    name = "overhead" if args.task == "empathy" else f"overhead_{label}"
+    path = write_results(name, payload, args.out)
+    print(f"wrote {path}")
+    return payload
+
+
+if __name__ == "__main__":
+    main()

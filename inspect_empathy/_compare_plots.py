@@ -1,0 +1,285 @@
+"""PNG plots for the judge comparison (matplotlib, Agg backend: no display needed)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from . import _compare_stats as cs  # noqa: E402
+
+if TYPE_CHECKING:
+    from .compare import JudgeComparison
+
+DPI = 110
+HUMAN_COLOUR = "#444444"
+
+
+def _short(name: str, width: int = 28) -> str:
+    return name if len(name) <= width else "…" + name[-(width - 1) :]
+
+
+def _wrap(name: str) -> str:
+    """A model name on two lines, split after its provider (``openai/`` + ``gpt-4o``)."""
+    provider, slash, rest = name.partition("/")
+    return f"{provider}/\n{_short(rest, 24)}" if slash and len(name) > 18 else _short(name)
+
+
+def _colours(n: int) -> list[tuple[float, float, float, float]]:
+    cmap = plt.get_cmap("tab10")
+    return [cmap(i % 10) for i in range(n)]
+
+
+def _save(figure: Figure, path: Path) -> Path:
+    figure.savefig(path, dpi=DPI, bbox_inches="tight", facecolor="white")
+    plt.close(figure)
+    return path
+
+
+def heatmaps(comparison: JudgeComparison, path: Path) -> Path | None:
+    """Judge score (rounded) against human rating: one 5x5 count matrix per judge."""
+    samples = comparison.samples
+    judges = comparison.judge_names
+    if not comparison.has_human or not judges:
+        return None
+    columns = min(len(judges), 3)
+    rows = math.ceil(len(judges) / columns)
+    figure, axes = plt.subplots(
+        rows, columns, figsize=(4.2 * columns, 4.0 * rows), squeeze=False, constrained_layout=True
+    )
+    for index, judge in enumerate(judges):
+        ax = axes[index // columns][index % columns]
+        rated = samples[(samples["judge"] == judge)].dropna(subset=["score", "human"])
+        matrix = cs.confusion(rated["score"].to_numpy(float), rated["human"].to_numpy(float))
+        ax.imshow(matrix, origin="lower", cmap="Blues", vmin=0)
+        peak = matrix.max() or 1
+        for (i, j), count in np.ndenumerate(matrix):
+            colour = "white" if count > peak * 0.6 else "black"
+            ax.text(j, i, str(count), ha="center", va="center", color=colour, fontsize=10)
+        ax.set_xticks(range(5), [str(k) for k in cs.LEVELS])
+        ax.set_yticks(range(5), [str(k) for k in cs.LEVELS])
+        ax.set_xlabel("human rating")
+        ax.set_ylabel("judge score (rounded)")
+        row = comparison.judges.set_index("judge").loc[judge]
+        ax.set_title(
+            f"{_short(judge, 40)}\nρ={row['spearman']:.2f}  QWK={row['qwk']:.2f}", fontsize=10
+        )
+        ax.plot([-0.5, 4.5], [-0.5, 4.5], color="#d62728", linewidth=0.8, alpha=0.5)
+    for index in range(len(judges), rows * columns):
+        axes[index // columns][index % columns].axis("off")
+    figure.suptitle("Judge vs human (counts of dialogs)")
+    return _save(figure, path)
+
+
+def histograms(comparison: JudgeComparison, path: Path) -> Path | None:
+    """Share of scores at each level 1-5, judges side by side with the humans."""
+    table = comparison.histograms
+    if table.empty:
+        return None
+    raters = list(table["rater"])
+    width = 0.8 / len(raters)
+    figure, ax = plt.subplots(figsize=(max(6.5, 1.4 * len(raters) + 4), 4.2))
+    colours = _colours(len(raters))
+    for index, (_, row) in enumerate(table.iterrows()):
+        shares = [row[f"share_{k}"] for k in cs.LEVELS]
+        offsets = np.array(cs.LEVELS) - 0.4 + width * (index + 0.5)
+        human = row["rater"] == cs.HUMAN
+        ax.bar(
+            offsets,
+            shares,
+            width=width,
+            label=f"{_short(str(row['rater']))} (n={int(row['n'])})",
+            color=HUMAN_COLOUR if human else colours[index],
+            hatch="//" if human else None,
+            edgecolor="white" if not human else "#bbbbbb",
+        )
+    ax.axvspan(2.5, 4.5, color="#ffdd88", alpha=0.18, zorder=0, label="3-4 (clustering)")
+    ax.set_xticks(list(cs.LEVELS))
+    ax.set_xlabel("score (rounded half up)")
+    ax.set_ylabel("share of dialogs")
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=8, loc="upper left")
+    ax.set_title("Score histograms")
+    ax.grid(axis="y", alpha=0.3)
+    return _save(figure, path)
+
+
+def agreement_bars(comparison: JudgeComparison, path: Path) -> Path | None:
+    """Spearman (95% bootstrap CI), QWK and within-one per judge, ranked."""
+    table = comparison.judges
+    if not comparison.has_human or table.empty:
+        return None
+    judges = [_short(j, 34) for j in table["judge"]]
+    y = np.arange(len(judges))[::-1]
+    figure, axes = plt.subplots(
+        1, 3, figsize=(13, 2.2 + 0.55 * len(judges)), sharey=True, constrained_layout=True
+    )
+    colours = _colours(len(judges))
+    rho = table["spearman"].to_numpy(float)
+    low = table["spearman_low"].to_numpy(float)
+    high = table["spearman_high"].to_numpy(float)
+    has_ci = np.isfinite(low) & np.isfinite(high)
+    errors = np.vstack([np.where(has_ci, rho - low, 0), np.where(has_ci, high - rho, 0)])
+    panels = (
+        ("spearman", "Spearman ρ with humans (95% CI)"),
+        ("qwk", "Quadratic weighted κ"),
+        ("within_one", "Within one point"),
+    )
+    for ax, (key, title) in zip(axes, panels, strict=True):
+        values = table[key].to_numpy(float)
+        extent = np.concatenate([values, low]) if key == "spearman" else values
+        finite = extent[np.isfinite(extent)]
+        ax.barh(
+            y,
+            np.nan_to_num(values),
+            xerr=errors if key == "spearman" else None,
+            color=colours,
+            capsize=4,
+            height=0.6,
+        )
+        for yi, value in zip(y, values, strict=True):
+            label = f"{value:.2f}" if np.isfinite(value) else "n/a"
+            ax.text(0.01, yi + 0.36, label, fontsize=8, va="center")
+        ax.set_xlim(min(-0.1, float(finite.min()) - 0.05) if len(finite) else -0.1, 1.0)
+        ax.axvline(0, color="black", linewidth=0.8)
+        ax.grid(axis="x", alpha=0.3)
+        ax.set_title(title)
+    axes[0].set_yticks(y, judges)
+    figure.suptitle("Agreement with human ratings (ranked, best at the top)")
+    return _save(figure, path)
+
+
+def differences(comparison: JudgeComparison, path: Path) -> Path | None:
+    """Paired difference in Spearman for each pair of judges, with its 95% CI."""
+    pairs = comparison.pairs
+    if pairs.empty or pairs["diff"].isna().all():
+        return None
+    pairs = pairs.dropna(subset=["diff"])
+    labels = [
+        f"{_short(a, 24)}  −  {_short(b, 24)}"
+        for a, b in zip(pairs["judge_a"], pairs["judge_b"], strict=True)
+    ]
+    y = np.arange(len(labels))[::-1]
+    diff = pairs["diff"].to_numpy(float)
+    low, high = pairs["diff_low"].to_numpy(float), pairs["diff_high"].to_numpy(float)
+    figure, ax = plt.subplots(figsize=(9, 1.2 + 0.5 * len(labels)))
+    significant = pairs["significant"].to_numpy(bool)
+    for yi, d, lo, hi, sig in zip(y, diff, low, high, significant, strict=True):
+        colour = "#2ca02c" if sig else "#7f7f7f"
+        if np.isfinite(lo) and np.isfinite(hi):
+            ax.plot([lo, hi], [yi, yi], color=colour, linewidth=2.5)
+        ax.plot([d], [yi], "o", color=colour, markersize=7)
+    ax.axvline(0, color="black", linewidth=0.8)
+    extent = np.concatenate([diff, low, high, [0.0]])
+    extent = extent[np.isfinite(extent)]
+    margin = 0.05 * (extent.max() - extent.min() or 1)
+    ax.set_xlim(extent.min() - margin, extent.max() + margin)
+    ax.set_yticks(y, labels)
+    ax.set_xlabel("difference in Spearman ρ with humans (paired bootstrap 95% CI)")
+    ax.set_title("Is the better judge better? (green: CI excludes 0)")
+    ax.grid(axis="x", alpha=0.3)
+    return _save(figure, path)
+
+
+def length_scatter(comparison: JudgeComparison, path: Path) -> Path | None:
+    """Score against reply length (log scale) per judge and for the humans."""
+    samples = comparison.samples.dropna(subset=["reply_words"])
+    if samples.empty:
+        return None
+    bias = comparison.length_bias.set_index("rater")
+    raters = [*comparison.judge_names, *([cs.HUMAN] if comparison.has_human else [])]
+    columns = min(len(raters), 3)
+    rows = math.ceil(len(raters) / columns)
+    figure, axes = plt.subplots(
+        rows,
+        columns,
+        figsize=(4.2 * columns, 3.4 * rows),
+        squeeze=False,
+        sharey=True,
+        constrained_layout=True,
+    )
+    colours = _colours(len(raters))
+    for index, rater in enumerate(raters):
+        ax = axes[index // columns][index % columns]
+        if rater == cs.HUMAN:
+            frame = samples.groupby(["dataset", "id"]).agg(
+                score=("human", "first"), reply_words=("reply_words", "first")
+            )
+            colour = HUMAN_COLOUR
+        else:
+            frame = samples[samples["judge"] == rater]
+            colour = colours[index]
+        frame = frame.dropna(subset=["score"])
+        ax.scatter(
+            frame["reply_words"].clip(lower=1), frame["score"], s=12, alpha=0.6, color=colour
+        )
+        ax.set_xscale("log")
+        rho = bias.loc[rater, "length_spearman"] if rater in bias.index else float("nan")
+        ax.set_title(f"{_short(rater, 40)}\nρ(score, words)={rho:.2f}", fontsize=10)
+        ax.set_xlabel("reply length (words)")
+        ax.set_ylabel("score")
+        ax.set_ylim(0.8, 5.2)
+        ax.grid(alpha=0.3)
+    for index in range(len(raters), rows * columns):
+        axes[index // columns][index % columns].axis("off")
+    figure.suptitle("Length bias: score against reply length")
+    return _save(figure, path)
+
+
+def emotion_heatmap(comparison: JudgeComparison, path: Path) -> Path | None:
+    """Spearman with humans per emotion (rows) and judge (columns)."""
+    table = comparison.emotions
+    if table.empty or table["spearman"].isna().all():
+        return None
+    grid = table.pivot(index="emotion", columns="judge", values="spearman")
+    grid = grid.reindex(columns=comparison.judge_names)
+    counts = table.pivot(index="emotion", columns="judge", values="n").reindex(
+        columns=comparison.judge_names
+    )
+    figure, ax = plt.subplots(figsize=(2.2 + 1.7 * grid.shape[1], 1.2 + 0.42 * grid.shape[0]))
+    image = ax.imshow(grid.to_numpy(float), cmap="RdYlGn", vmin=-1, vmax=1, aspect="auto")
+    for (i, j), value in np.ndenumerate(grid.to_numpy(float)):
+        n = counts.iat[i, j]
+        text = "–" if not np.isfinite(value) else f"{value:.2f}"
+        ax.text(
+            j,
+            i,
+            f"{text}\n(n={int(n) if np.isfinite(n) else 0})",
+            ha="center",
+            va="center",
+            fontsize=8,
+        )
+    ax.set_xticks(range(grid.shape[1]), [_wrap(j) for j in grid.columns])
+    ax.set_yticks(range(grid.shape[0]), list(grid.index))
+    figure.colorbar(image, ax=ax, label="Spearman ρ with humans")
+    ax.set_title("Agreement by emotion")
+    return _save(figure, path)
+
+
+PLOTS = {
+    "heatmap": heatmaps,
+    "agreement": agreement_bars,
+    "differences": differences,
+    "histograms": histograms,
+    "length": length_scatter,
+    "emotions": emotion_heatmap,
+}
+"""Plot name -> function writing ``<name>.png`` (or returning None when not applicable)."""
+
+
+def write_plots(comparison: JudgeComparison, out: Path) -> dict[str, Path]:
+    """Write every applicable plot as ``out/<name>.png``."""
+    written: dict[str, Path] = {}
+    for name, plot in PLOTS.items():
+        path = plot(comparison, out / f"{name}.png")
+        if path is not None:
+            written[name] = path
+    return written

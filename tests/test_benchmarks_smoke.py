@@ -1,0 +1,100 @@
+"""Smoke tests: each benchmark script runs end to end on a tiny size and writes its JSON.
+
+No timing is asserted; only that the scripts work and count what they should.
+The benchmarks talk only to the in-process provider or to their own fake server on
+127.0.0.1 (no network, no key).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "benchmarks"
+
+
+def run_script(name: str, out: Path, *args: str) -> dict[str, Any]:
+    """Run a benchmark script with ``--out`` and return the JSON it wrote."""
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / f"{name}.py"), *args, "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    assert "|" in proc.stdout  # printed a table
+    return json.loads((out / f"{name}.json").read_text("utf-8"))
+
+
+def test_overhead_runs_both_tasks_on_the_same_samples(tmp_path: Path) -> None:
+    result = run_script("overhead", tmp_path, "--sizes", "20", "--repeats", "1")
+    assert [r["samples"] for r in result["summary"]] == [20]
+    assert sorted(r["task"] for r in result["runs"]) == ["bare", "empathy"]
+    assert all(r["samples"] == 20 for r in result["runs"])
+    assert all(r["peak_rss_mb"] > 0 and r["cpu_s"] > 0 for r in result["runs"])
+    assert result["summary"][0]["ratio_wall_s"] > 0
+
+
+def test_concurrency_counts_every_request_at_the_fake_server(tmp_path: Path) -> None:
+    result = run_script(
+        "concurrency",
+        tmp_path,
+        "--connections",
+        "4",
+        "--rounds",
+        "2",
+        "--latency",
+        "0.05",
+        "--repeats",
+        "1",
+    )
+    (row,) = result["summary"]
+    assert row["samples"] == 8
+    assert row["bound_rps"] == 4 / 0.05
+    assert {r["task"] for r in result["runs"]} == {"bare", "empathy"}
+    assert all(1 <= r["max_inflight"] <= 4 for r in result["runs"])
+
+
+def test_cost_logprobs_is_one_call_and_samples_use_n(tmp_path: Path) -> None:
+    result = run_script(
+        "cost", tmp_path, "--limit", "3", "--cases", "logprobs", "samples (n=20)", "parse"
+    )
+    cases = {c["case"]: c for c in result["cases"]}
+    logprobs, samples = cases["logprobs"], cases["samples (n=20)"]
+    assert logprobs["samples"] == logprobs["scored"] == 3
+    assert logprobs["calls_per_sample"] == 1
+    assert logprobs["output_tokens_per_sample"] <= 2
+    assert samples["calls_per_sample"] == 1 and samples["request_n"] == {"20": 3}
+    assert samples["output_tokens_per_sample"] == 20
+    assert result["meets_target"] is True
+
+
+def test_loader_scale_loads_every_generated_dialog(tmp_path: Path) -> None:
+    result = run_script(
+        "loader_scale",
+        tmp_path,
+        "--dialogs",
+        "20",
+        "--only",
+        "plain_json",
+        "load_dialogs_jsonl",
+        "plain_csv",
+        "load_dialogs_csv",
+    )
+    assert result["settings"]["dialogs"] == 20
+    kinds = {r["kind"]: r for r in result["runs"]}
+    assert set(kinds) == {"plain_json", "load_dialogs_jsonl", "plain_csv", "load_dialogs_csv"}
+    assert all(r["count"] == 20 for r in kinds.values())
+    assert kinds["load_dialogs_csv"]["built"] == 20
+
+
+def test_overhead_breakdown_runs_every_variant(tmp_path: Path) -> None:
+    result = run_script("overhead_breakdown", tmp_path, "--samples", "10", "--repeats", "1")
+    tasks = [r["task"] for r in result["summary"]]
+    assert tasks[:2] == ["bare", "empathy"] and len(tasks) == 7
+    assert result["summary"][0]["ratio_cpu_s"] == 1.0

@@ -1,0 +1,393 @@
+"""The Inspect log viewer, in a real headless Chromium, shows the judges' agreement metrics.
+
+Runs two offline judges, bundles the logs with ``inspect view bundle``, serves the
+bundle on 127.0.0.1, opens it in headless Chromium (driven over the DevTools
+protocol on a pipe: no extra Python package), adds the agreement metric columns
+to the viewer's log list, checks that the viewer shows each log's Spearman and
+QWK, and takes a screenshot. Skipped where Chromium is not installed.
+
+The same code makes the README screenshot::
+
+    inspect eval-set inspect_empathy/empathy \\
+        --model empathy_baseline/lexicon,empathy_baseline/length --log-dir /tmp/judges
+    python tests/test_viewer_screenshot.py /tmp/judges docs/viewer.png
+"""
+
+from __future__ import annotations
+
+import base64
+import fcntl
+import functools
+import json
+import os
+import re
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http import HTTPStatus
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import pytest
+
+FIXTURE = Path(__file__).parent / "fixtures" / "compare" / "judges.jsonl"
+JUDGES = ["empathy_baseline/lexicon", "empathy_baseline/length"]
+METRICS = ["spearman", "qwk", "kendall", "pearson", "mae", "within_one"]
+"""Metric columns added to the viewer's log list."""
+HIDDEN = ["File Name", "Path", "Status", "Task Args", "Tags", "Completed", "Duration"]
+"""Log-list columns hidden to make room for the metrics."""
+
+
+def find_chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+# --- a static file server that honours Range requests (the viewer reads .eval zips in parts)
+
+
+class RangeRequestHandler(SimpleHTTPRequestHandler):
+    """``http.server`` handler with single-range ``Range: bytes=a-b`` support."""
+
+    _remaining: int | None = None
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def send_head(self) -> Any:
+        path = self.translate_path(self.path)
+        match = re.fullmatch(r"bytes=(\d*)-(\d*)", (self.headers.get("Range") or "").strip())
+        if not match or not os.path.isfile(path) or match.group(0) == "bytes=-":
+            return super().send_head()
+        size = os.path.getsize(path)
+        first, last = match.groups()
+        if first == "":
+            start, end = max(0, size - int(last)), size - 1
+        else:
+            start, end = int(first), min(size - 1, int(last)) if last else size - 1
+        if start >= size or start > end:
+            self.send_error(HTTPStatus.REQUESTED_RANGE_NOT_SATISFIABLE)
+            return None
+        handle = open(path, "rb")  # closed by the base class
+        handle.seek(start)
+        self.send_response(HTTPStatus.PARTIAL_CONTENT)
+        self.send_header("Content-Type", self.guess_type(path))
+        self.send_header("Content-Range", f"bytes {start}-{end}/{size}")
+        self.send_header("Content-Length", str(end - start + 1))
+        self.send_header("Accept-Ranges", "bytes")
+        self.end_headers()
+        self._remaining = end - start + 1
+        return handle
+
+    def copyfile(self, source: BinaryIO, outputfile: BinaryIO) -> None:  # type: ignore[override]
+        if self._remaining is None:
+            super().copyfile(source, outputfile)
+            return
+        remaining, self._remaining = self._remaining, None
+        while remaining > 0:
+            chunk = source.read(min(65536, remaining))
+            if not chunk:
+                break
+            outputfile.write(chunk)
+            remaining -= len(chunk)
+
+
+@contextmanager
+def serve(directory: Path) -> Iterator[str]:
+    """Serve ``directory`` on 127.0.0.1 at a free port; yields the base URL."""
+    handler = functools.partial(RangeRequestHandler, directory=str(directory))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# --- headless Chromium over the DevTools protocol on a pipe (fds 3 and 4) ---------------------
+
+
+def _high_fd(fd: int) -> int:
+    """A copy of ``fd`` numbered 10 or above (close-on-exec); closes the original."""
+    high = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+    os.close(fd)
+    return high
+
+
+class Browser:
+    """A headless Chromium page driven with ``--remote-debugging-pipe``."""
+
+    def __init__(self, binary: str, width: int, height: int) -> None:
+        to_chrome_r, self._write = os.pipe()
+        self._read, from_chrome_w = os.pipe()
+        # the ends Chromium gets go above fd 9, so that moving them to 3 and 4 cannot collide
+        to_chrome_r, from_chrome_w = (_high_fd(fd) for fd in (to_chrome_r, from_chrome_w))
+        self._profile = tempfile.mkdtemp(prefix="chromium-profile-")
+
+        args = [
+            binary,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={self._profile}",
+            f"--window-size={width},{height}",
+            "--remote-debugging-pipe",
+            "about:blank",
+        ]
+        # Chromium reads commands from fd 3 and writes replies to fd 4: a small Python
+        # trampoline moves our pipe ends there and then becomes Chromium
+        trampoline = (
+            "import os, sys\n"
+            f"os.dup2({to_chrome_r}, 3); os.dup2({from_chrome_w}, 4)\n"
+            f"os.close({to_chrome_r}); os.close({from_chrome_w})\n"
+            "os.execv(sys.argv[1], sys.argv[1:])"
+        )
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", trampoline, *args],
+            pass_fds=(to_chrome_r, from_chrome_w),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        os.close(to_chrome_r)
+        os.close(from_chrome_w)
+        self._buffer = b""
+        self._id = 0
+        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        attached = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})
+        self._session = attached["sessionId"]
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+            page=True,
+        )
+        self.call("Page.enable", page=True)
+
+    def call(
+        self, method: str, params: dict[str, Any] | None = None, page: bool = False
+    ) -> dict[str, Any]:
+        """Send one DevTools command and wait (at most 60 s) for its reply."""
+        self._id += 1
+        message: dict[str, Any] = {"id": self._id, "method": method, "params": params or {}}
+        if page:
+            message["sessionId"] = self._session
+        os.write(self._write, json.dumps(message).encode() + b"\0")
+        deadline = time.monotonic() + 60
+        while True:
+            while b"\0" in self._buffer:
+                raw, self._buffer = self._buffer.split(b"\0", 1)
+                reply = json.loads(raw)
+                if reply.get("id") == self._id:
+                    if "error" in reply:
+                        raise RuntimeError(f"{method}: {reply['error']}")
+                    return reply.get("result", {})
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"chromium did not answer {method}")
+            ready, _, _ = select.select([self._read], [], [], left)
+            if ready:
+                chunk = os.read(self._read, 1 << 20)
+                if not chunk:
+                    raise RuntimeError("chromium closed the DevTools pipe")
+                self._buffer += chunk
+
+    def evaluate(self, expression: str) -> Any:
+        result = self.call(
+            "Runtime.evaluate",
+            {"expression": expression, "returnByValue": True, "awaitPromise": True},
+            page=True,
+        )
+        return result.get("result", {}).get("value")
+
+    def text(self) -> str:
+        return self.evaluate("document.body ? document.body.innerText : ''") or ""
+
+    def wait_for_text(self, wanted: list[Wanted], seconds: float) -> bool:
+        """Poll until the page shows everything in ``wanted`` and is not syncing."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            text = self.text()
+            if not missing_from(text, wanted) and "Syncing data" not in text:
+                return True
+            time.sleep(0.5)
+        return False
+
+    def screenshot(self, path: Path) -> None:
+        data = self.call("Page.captureScreenshot", {"format": "png"}, page=True)["data"]
+        path.write_bytes(base64.b64decode(data))
+
+    def close(self) -> None:
+        try:
+            self.call("Browser.close")
+        except (RuntimeError, TimeoutError, OSError):
+            pass
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        os.close(self._write)
+        os.close(self._read)
+        shutil.rmtree(self._profile, ignore_errors=True)
+
+
+SHOW_COLUMNS_JS = """
+(async () => {
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const button = [...document.querySelectorAll('button')]
+    .find((b) => b.textContent.trim() === 'Columns');
+  if (!button) return 'no Columns button';
+  button.click();
+  await sleep(600);
+  const show = new Set(%(show)s), hide = new Set(%(hide)s), changed = [];
+  for (const label of document.querySelectorAll('label')) {
+    const box = label.querySelector('input[type=checkbox]');
+    const name = label.textContent.trim();
+    if (box && ((show.has(name) && !box.checked) || (hide.has(name) && box.checked))) {
+      label.click();
+      changed.push(name);
+      await sleep(100);
+    }
+  }
+  button.click();
+  await sleep(600);
+  return changed.join(',');
+})()
+"""
+
+
+Wanted = str | tuple[str, ...]
+"""A text the page must show: a string anywhere, or one of a few renderings of a number
+as a whole line (a table cell)."""
+
+
+def number_texts(value: float) -> tuple[str, ...]:
+    """How the viewer may render a metric: ``0.455``, ``0.25``, ``0.0`` for 0."""
+    fixed = f"{value:.3f}"
+    trimmed = fixed.rstrip("0")
+    return (fixed, trimmed + "0" if trimmed.endswith(".") else trimmed)
+
+
+def missing_from(text: str, wanted: list[Wanted]) -> list[Wanted]:
+    lines = {line.strip() for line in text.splitlines()}
+    return [
+        w
+        for w in wanted
+        if (isinstance(w, str) and w not in text)
+        or (isinstance(w, tuple) and not lines.intersection(w))
+    ]
+
+
+def expected_metrics(log_dir: Path) -> dict[str, dict[str, float]]:
+    """Each log's model and metrics, read from the log headers."""
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    found: dict[str, dict[str, float]] = {}
+    for info in list_eval_logs(str(log_dir)):
+        log = read_eval_log(info.name, header_only=True)
+        assert log.results is not None
+        metrics = log.results.scores[0].metrics
+        found[log.eval.model] = {name: metrics[name].value for name in METRICS}
+    return found
+
+
+def bundle(log_dir: Path, out: Path) -> None:
+    """``inspect view bundle --log-dir LOG_DIR --output-dir OUT``."""
+    inspect = Path(sys.executable).with_name("inspect")
+    command = str(inspect) if inspect.exists() else shutil.which("inspect")
+    assert command, "the inspect CLI is not installed"
+    subprocess.run(
+        [command, "view", "bundle", "--log-dir", str(log_dir), "--output-dir", str(out)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+
+
+def screenshot_viewer(
+    log_dir: Path, out: Path, chromium: str, width: int = 1400, height: int = 1000
+) -> str:
+    """Bundle, serve and screenshot the viewer's log list with the metric columns.
+
+    Returns the text the viewer showed. Raises AssertionError when the viewer
+    does not show every log's metrics.
+    """
+    expected = expected_metrics(log_dir)
+    wanted: list[Wanted] = ["SPEARMAN", "QWK", *expected]
+    wanted += [number_texts(v[m]) for v in expected.values() for m in ("spearman", "qwk")]
+    with tempfile.TemporaryDirectory(prefix="viewer-bundle-") as folder:
+        site = Path(folder) / "site"
+        bundle(log_dir, site)
+        with serve(site) as url:
+            browser = Browser(chromium, width, height)
+            try:
+                browser.call("Page.navigate", {"url": url}, page=True)
+                # first load: the viewer syncs every log into its local cache
+                browser.wait_for_text(list(expected), 90)
+                for _ in range(4):
+                    browser.call("Page.reload", page=True)
+                    browser.wait_for_text(list(expected), 60)
+                    browser.evaluate(
+                        SHOW_COLUMNS_JS % {"show": json.dumps(METRICS), "hide": json.dumps(HIDDEN)}
+                    )
+                    if browser.wait_for_text(wanted, 20):
+                        break
+                text = browser.text()
+                browser.screenshot(out)
+            finally:
+                browser.close()
+    missing = missing_from(text, wanted)
+    assert not missing, f"viewer does not show {missing}:\n{text[:2000]}"
+    return text
+
+
+CHROMIUM = find_chromium()
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)")
+def test_viewer_shows_agreement_metrics(tmp_path: Path) -> None:
+    from inspect_ai import eval_set
+
+    from inspect_empathy.tasks import empathy
+
+    log_dir = tmp_path / "judges"
+    success, _ = eval_set(
+        empathy(dataset=str(FIXTURE)),
+        log_dir=str(log_dir),
+        model=JUDGES,
+        log_format="eval",
+        display="none",
+    )
+    assert success
+    png = tmp_path / "viewer.png"
+    assert CHROMIUM is not None
+    text = screenshot_viewer(log_dir, png, CHROMIUM)
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(data) > 10_000
+    for judge in JUDGES:
+        assert judge in text
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3 or CHROMIUM is None:
+        sys.exit("usage (needs chromium): python tests/test_viewer_screenshot.py LOG_DIR OUT.png")
+    screenshot_viewer(Path(sys.argv[1]), Path(sys.argv[2]), CHROMIUM, 1400, 200)
+    print(f"wrote {sys.argv[2]}")
