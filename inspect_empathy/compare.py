@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 import sys
 import warnings
 from collections.abc import Iterable, Sequence
@@ -29,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from inspect_ai.log import EvalLog, EvalSampleSummary, list_eval_logs
 
+from .dialogs import reply_words
 from .metrics import HUMAN_KEY
 
 if TYPE_CHECKING:
@@ -142,18 +142,12 @@ def _human(summary: EvalSampleSummary) -> float | None:
     return None
 
 
-_WORD = re.compile(r"\w+(?:'\w+)?")
-
-
-def reply_words(text: str) -> int:
-    """Length of a reply in words."""
-    return len(_WORD.findall(text))
-
-
 def _reply_words(summary: EvalSampleSummary) -> int | None:
     """Words in the dialog's last bot reply (the one judged), if the input ends with one."""
     if isinstance(summary.input, str):
-        return None
+        # -T input=prompt: the dialog is inside the rubric prompt; its loader counted
+        words = (summary.metadata or {}).get("reply_words")
+        return int(words) if isinstance(words, int | float) else None
     for message in reversed(summary.input):
         if message.role == "assistant":
             return reply_words(message.text)

@@ -96,6 +96,7 @@ class DialogDataset(Dataset):
         shuffled: bool = False,
         load_report: LoadReport | None = None,
         _samples: list[Sample | None] | None = None,
+        prompt_cot: bool | None = None,
     ) -> None:
         self._records = records
         self._samples: list[Sample | None] = (
@@ -107,6 +108,7 @@ class DialogDataset(Dataset):
         self._location = location
         self._shuffled = shuffled
         self.load_report = load_report
+        self.prompt_cot = prompt_cot
 
     @property
     def name(self) -> str | None:
@@ -133,7 +135,9 @@ class DialogDataset(Dataset):
     def _sample(self, index: int) -> Sample:
         sample = self._samples[index]
         if sample is None:
-            sample = record_to_sample(self._records[index], self.cut_reply, self.max_turns)
+            sample = record_to_sample(
+                self._records[index], self.cut_reply, self.max_turns, self.prompt_cot
+            )
             self._samples[index] = sample
         return sample
 
@@ -148,6 +152,26 @@ class DialogDataset(Dataset):
             self._shuffled,
             self.load_report,
             [self._samples[i] for i in picked],
+            self.prompt_cot,
+        )
+
+    def as_prompts(self, cot: bool = False) -> DialogDataset:
+        """The same dialogs with the rubric prompt as each sample's input (judge mode).
+
+        For ``generate()`` without the `empathy_prompt` solver: Inspect then
+        handles one message per sample instead of the dialog and the prompt,
+        which keeps its per-sample overhead at that of a bare task (benchmarks).
+        """
+        if self.cut_reply:
+            raise ValueError("a rubric-prompt input needs the bot reply: not with cut_reply")
+        return DialogDataset(
+            self._records,
+            max_turns=self.max_turns,
+            name=self._name,
+            location=self._location,
+            shuffled=self._shuffled,
+            load_report=self.load_report,
+            prompt_cot=cot,
         )
 
     @overload

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser
 
-from ._rubric import Turn, merge_consecutive, render_dialog
+from ._rubric import Turn, merge_consecutive, render_dialog, render_prompt
 from .metrics import HUMAN_KEY
 
 Scale = tuple[float, float]
+
+_WORD = re.compile(r"\w+(?:'\w+)?")
 
 LEFT_OUT_KEY = "turns_left_out"
 """Sample metadata key: how many earlier turns ``max_turns`` left out."""
@@ -31,6 +34,11 @@ class DialogRecord:
     rating: float | None = None
     scale: Scale = (1.0, 5.0)
     metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def reply_words(text: str) -> int:
+    """Length of a reply in words (for length-bias diagnostics)."""
+    return len(_WORD.findall(text))
 
 
 def normalise_rating(raw: float, scale: Scale) -> float:
@@ -71,20 +79,29 @@ def turn_message(turn: Turn) -> ChatMessage:
 
 
 def record_to_sample(
-    record: DialogRecord, cut_reply: bool = False, max_turns: int | None = None
+    record: DialogRecord,
+    cut_reply: bool = False,
+    max_turns: int | None = None,
+    prompt_cot: bool | None = None,
 ) -> Sample:
     """An Inspect sample for a dialog record.
 
     Input is the dialog as chat messages. With ``max_turns`` only the last turns
     are kept (see `truncate_turns`). With ``cut_reply`` (response mode) the final
-    bot reply is cut off and kept, with its rating, in metadata.
+    bot reply is cut off and kept, with its rating, in metadata. With
+    ``prompt_cot`` set (judge mode, ``input=prompt``) the input is instead the
+    rubric prompt itself (the CoT variant when True), ready for ``generate()``;
+    the transcript then lives only in the prompt, and ``reply_words`` in metadata.
     """
     turns = record.turns
     if not turns or turns[-1].role != "bot":
         raise ValueError(f"dialog {record.id!r} does not end with a bot turn")
+    if cut_reply and prompt_cot is not None:
+        raise ValueError("a rubric-prompt input needs the bot reply: not with cut_reply")
     turns, left_out = truncate_turns(turns, max_turns)
+    transcript = render_dialog(merge_consecutive(turns) if left_out else turns)
     metadata: dict[str, Any] = {
-        "transcript": render_dialog(merge_consecutive(turns) if left_out else turns),
+        "transcript": transcript,
         HUMAN_KEY: None,
         "human_rating_raw": record.rating,
         "human_rating_scale": list(record.scale) if record.rating is not None else None,
@@ -105,6 +122,15 @@ def record_to_sample(
         turns = turns[:-1]
         if not turns:
             raise ValueError(f"dialog {record.id!r} has no user turn before the reply")
+    if prompt_cot is not None:
+        del metadata["transcript"]
+        metadata["reply_words"] = reply_words(turns[-1].content)
+        return Sample(
+            id=record.id,
+            input=render_prompt(transcript, prompt_cot),
+            target=target,
+            metadata=metadata,
+        )
     return Sample(
         id=record.id,
         input=[turn_message(turn) for turn in turns],

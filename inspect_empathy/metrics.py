@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
-from scipy import stats
 
 HUMAN_KEY = "human_rating"
 """Sample (and score) metadata key holding the human rating on the 1-5 scale."""
@@ -65,6 +64,10 @@ def agreement(judge: Sequence[float], human: Sequence[float]) -> dict[str, float
     result["within_one"] = float(np.mean(np.abs(rx - ry) <= 1))
     varied = len(x) >= 2 and np.ptp(x) > 0 and np.ptp(y) > 0
     if varied:
+        # imported here: scipy.stats costs ~0.7 s, and Inspect imports every
+        # plugin at startup, also for runs that never compute these metrics
+        from scipy import stats
+
         result["spearman"] = float(stats.spearmanr(x, y).statistic)
         result["kendall"] = float(stats.kendalltau(x, y, variant="b").statistic)
         result["pearson"] = float(stats.pearsonr(x, y).statistic)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from inspect_ai import Task, task
 from inspect_ai._util.error import PrerequisiteError
@@ -28,6 +29,7 @@ def empathy(
     format: str | None = None,
     on_invalid: OnInvalid | None = None,
     max_turns: int | None = None,
+    input: Literal["dialog", "prompt"] = "dialog",
 ) -> Task:
     """Judge mode: the model under evaluation rates each dialog's last bot reply (1-5).
 
@@ -43,16 +45,29 @@ def empathy(
       on_invalid: ``fail`` (default) on any invalid record, before any model call,
         or ``skip`` them and record the counts in the log (``metadata.dataset``).
       max_turns: Keep only the last N turns of each dialog (with a marker).
+      input: ``dialog``: each sample's input is the dialog as chat messages (the
+        viewer shows the conversation) and the `empathy_prompt` solver swaps in
+        the rubric prompt; ``prompt``: the input is the rubric prompt itself, for
+        large runs (less per-sample work in Inspect; the same prompt and scores).
     """
+    if input not in ("dialog", "prompt"):
+        raise PrerequisiteError(f"input must be 'dialog' or 'prompt', not {input!r}")
     data = load_dialogs(
         dataset, format, shuffle=shuffle, on_invalid=on_invalid, max_turns=max_turns
     )
+    prompted = input == "prompt"
     return Task(
-        dataset=data,
-        solver=[empathy_prompt(cot=cot), generate()],
+        dataset=data.as_prompts(cot) if prompted else data,
+        solver=[generate()] if prompted else [empathy_prompt(cot=cot), generate()],
         scorer=empathy_scorer(method=method, samples=samples, cot=cot, from_output=True),
         config=method_config(method, samples),
-        metadata={"mode": "judge", "method": method, "cot": cot, "dataset": skipped_summary(data)},
+        metadata={
+            "mode": "judge",
+            "method": method,
+            "cot": cot,
+            "input": input,
+            "dataset": skipped_summary(data),
+        },
     )
 
 

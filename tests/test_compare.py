@@ -330,3 +330,17 @@ def test_report_files_render(fixture_comparison: JudgeComparison, tmp_path: Path
     summary = json.loads(written["summary.json"].read_text())
     assert summary["judges"][0]["judge"] == LEXICON
     assert summary["pairs"][0]["significant"] is True
+
+
+def test_prompt_input_logs_keep_reply_length(tmp_path: Path, fixture_logs: Path) -> None:
+    [log] = eval(
+        empathy(dataset=str(FIXTURE), input="prompt"), model=LENGTH, log_dir=str(tmp_path),
+        log_format="eval", display="none",
+    )  # fmt: skip
+    assert log.status == "success"
+    prompt_rows = load_scores(tmp_path)[0].set_index("id")
+    dialog_rows = load_scores(fixture_logs)[0]
+    dialog_rows = dialog_rows[dialog_rows["judge"] == LENGTH].set_index("id")
+    assert len(prompt_rows) == 30 and prompt_rows["reply_words"].notna().all()
+    for column in ("reply_words", "score"):
+        assert prompt_rows[column].equals(dialog_rows.loc[prompt_rows.index, column])

@@ -2,13 +2,14 @@
 
 import pytest
 
-from inspect_empathy._rubric import Turn, turns_from_messages
+from inspect_empathy._rubric import Turn, render_prompt, turns_from_messages
 from inspect_empathy.dialogs import (
     LEFT_OUT_KEY,
     DialogRecord,
     left_out_marker,
     normalise_rating,
     record_to_sample,
+    reply_words,
     truncate_turns,
 )
 
@@ -132,3 +133,27 @@ def test_max_turns_applies_before_the_reply_is_cut() -> None:
         DIALOG[4].content,
     ]
     assert sample.metadata["reference_reply"] == DIALOG[5].content
+
+
+@pytest.mark.parametrize("cot", [False, True])
+def test_prompt_input_is_the_rubric_with_the_transcript(cot: bool) -> None:
+    record = DialogRecord("d8", DIALOG, rating=4)
+    dialog = record_to_sample(record, max_turns=3)
+    prompt = record_to_sample(record, max_turns=3, prompt_cot=cot)
+    assert prompt.input == render_prompt(dialog.metadata["transcript"], cot)
+    assert "transcript" not in prompt.metadata
+    assert prompt.metadata["reply_words"] == reply_words(DIALOG[-1].content)
+    assert prompt.target == dialog.target
+    assert {k: v for k, v in prompt.metadata.items() if k != "reply_words"} == {
+        k: v for k, v in dialog.metadata.items() if k != "transcript"
+    }
+
+
+def test_prompt_input_needs_the_reply() -> None:
+    with pytest.raises(ValueError, match="needs the bot reply"):
+        record_to_sample(DialogRecord("d9", DIALOG, rating=4), cut_reply=True, prompt_cot=False)
+
+
+def test_reply_words_counts_words_and_contractions() -> None:
+    assert reply_words("That's hard. I'm here, 100%!") == 5
+    assert reply_words("") == 0

@@ -168,3 +168,29 @@ def test_cot_variant_scores_from_the_last_line(tmp_path: Path) -> None:
     assert "Score: N" in sample.messages[0].text
     assert sample.output.completion.splitlines()[-1].startswith("Score: ")
     assert sample.scores["empathy_scorer"].metadata["method"] == "logprobs"
+
+
+@pytest.mark.parametrize("cot", [False, True])
+def test_prompt_input_sends_the_same_prompts_and_gets_the_same_scores(
+    tmp_path: Path, cot: bool
+) -> None:
+    kwargs = dict(model="empathy_baseline/lexicon", limit=40, log_dir=str(tmp_path), display="none")
+    [dialog_log] = eval(empathy(cot=cot), **kwargs)
+    [prompt_log] = eval(empathy(cot=cot, input="prompt"), **kwargs)
+    assert dialog_log.status == prompt_log.status == "success"
+    assert prompt_log.eval.metadata["input"] == "prompt"
+    by_id = {s.id: s for s in dialog_log.samples}
+    assert len(prompt_log.samples) == len(by_id) == 40
+    for sample in prompt_log.samples:
+        other = by_id[sample.id]
+        assert isinstance(sample.input, str) and not isinstance(other.input, str)
+        assert [m.text for m in sample.messages[:-1]] == [m.text for m in other.messages[:-1]]
+        assert sample.scores["empathy_scorer"].value == other.scores["empathy_scorer"].value
+        assert sample.metadata["human_rating"] == other.metadata["human_rating"]
+        assert "transcript" not in sample.metadata
+    assert metrics(prompt_log) == metrics(dialog_log)
+
+
+def test_unknown_input_is_refused() -> None:
+    with pytest.raises(Exception, match="input must be 'dialog' or 'prompt'"):
+        empathy(input="chat")  # type: ignore[arg-type]
