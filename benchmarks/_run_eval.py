@@ -1,7 +1,7 @@
 """Child process: run one eval (``empathy`` or the bare task) and print a JSON report.
 
-Usage: python benchmarks/_run_eval.py --task empathy|bare|variant:NAME --dataset FILE --model MODEL
-       [--max-connections N] [--log-dir DIR] [-T key=value ...]
+Usage: python benchmarks/_run_eval.py --task empathy|empathy_prompt|bare|variant:NAME
+       --dataset FILE --model MODEL [--max-connections N] [--log-dir DIR] [-T key=value ...]
 """
 
 from __future__ import annotations
@@ -30,7 +30,11 @@ def parse_value(text: str) -> Any:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--task", required=True, help="empathy, bare or variant:NAME")
+    parser.add_argument(
+        "--task",
+        required=True,
+        help="empathy, empathy_prompt (-T input=prompt), bare or variant:NAME",
+    )
     parser.add_argument("--dataset", required=True)
     parser.add_argument("--model", default="bench/zero")
     parser.add_argument("--max-connections", type=int, default=100)
@@ -46,12 +50,14 @@ def main() -> None:
     import _bench_tasks  # registers bench/zero
     from inspect_ai import eval as inspect_eval
 
-    if args.task == "empathy":
+    if args.task in ("empathy", "empathy_prompt"):
         from inspect_empathy import empathy
 
     imported = time.perf_counter()
     if args.task == "empathy":
         the_task = empathy(dataset=args.dataset, **task_args)
+    elif args.task == "empathy_prompt":
+        the_task = empathy(dataset=args.dataset, input="prompt", **task_args)
     elif args.task == "bare":
         the_task = _bench_tasks.bare(dataset=args.dataset)
     else:

@@ -35,7 +35,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument(
         "--task",
         default="empathy",
-        help="task compared with bare: empathy, or variant:NAME from _variants.py "
+        help="task compared with bare: empathy, empathy_prompt (-T input=prompt), "
+        "or variant:NAME from _variants.py "
         "(results then go to concurrency_NAME.json)",
     )
     parser.add_argument("--out", type=Path, default=None, help="results directory")

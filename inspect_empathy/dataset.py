@@ -264,7 +264,7 @@ def load_dialogs(
       max_turns: Keep only the last N turns of each dialog, led by a
         ``[K earlier turns left out]`` marker.
       **mapping: Format options, e.g. ``transcript``, ``rating``, ``roles``,
-        ``scale`` for CSV (see docs/readme/datasets.md).
+        ``scale`` for CSV (see README, Datasets).
     """
     fmt = normalise_format(format)
     options: dict[str, Any] = {}

@@ -6,7 +6,7 @@ Rendering keeps all of that inside its turn: the prompt a judge reads has exactl
 ``Evaluation Form`` line at column 0 (the last line), one ``Dialog:`` heading, and
 in the dialog section every line starts with ``USER: ``, ``BOT: `` or the 4-space
 continuation indent, with one labelled line per real turn. What a judge model then
-makes of instructions inside a turn is the residual risk (docs/readme/reliability.md).
+makes of instructions inside a turn is the residual risk (README, Prompt injection).
 """
 
 from __future__ import annotations

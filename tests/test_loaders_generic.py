@@ -51,7 +51,7 @@ def test_json_roles_mapping_replaces_the_defaults(tmp_path: Path) -> None:
 
 
 def test_csv_through_a_spec_file_with_no_code() -> None:
-    """The worked example of docs/readme/datasets.md: Seeker/Supporter lines, rated 1-3."""
+    """The worked example in README (Datasets): Seeker/Supporter lines, rated 1-3."""
     dataset = load_dialogs(FIXTURES / "support_chats.yaml")
     samples = by_id(dataset)
     assert list(samples) == ["c-001", "c-002", "c-003"]
