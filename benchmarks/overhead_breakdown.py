@@ -23,6 +23,7 @@ from _common import median, table, write_dialogs_jsonl, write_results
 TASKS = [
     "bare",
     "empathy",
+    "empathy_prompt",
     "one_solver",
     "no_transcript",
     "one_solver_no_transcript",
@@ -31,7 +32,8 @@ TASKS = [
 ]
 DESCRIPTIONS = {
     "bare": "bare Inspect task (rubric prompt as input, generate, trivial scorer)",
-    "empathy": "the empathy task as shipped",
+    "empathy": "the empathy task as shipped (input=dialog, the default)",
+    "empathy_prompt": "the empathy task with -T input=prompt",
     "one_solver": "empathy, prompt + generate merged into one solver",
     "no_transcript": "empathy without the transcript copy in sample metadata",
     "one_solver_no_transcript": "both of the above",
@@ -49,6 +51,7 @@ def factories(dataset: str) -> dict[str, Callable[[], Any]]:
     made: dict[str, Callable[[], Any]] = {
         "bare": lambda: _bench_tasks.bare(dataset=dataset),
         "empathy": lambda: empathy(dataset=dataset),
+        "empathy_prompt": lambda: empathy(dataset=dataset, input="prompt"),
     }
     for name, variant in _variants.VARIANTS.items():
         made[name] = lambda variant=variant: variant(dataset=dataset)
