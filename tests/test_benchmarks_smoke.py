@@ -96,5 +96,5 @@ def test_loader_scale_loads_every_generated_dialog(tmp_path: Path) -> None:
 def test_overhead_breakdown_runs_every_variant(tmp_path: Path) -> None:
     result = run_script("overhead_breakdown", tmp_path, "--samples", "10", "--repeats", "1")
     tasks = [r["task"] for r in result["summary"]]
-    assert tasks[:2] == ["bare", "empathy"] and len(tasks) == 7
+    assert tasks[:3] == ["bare", "empathy", "empathy_prompt"] and len(tasks) == 8
     assert result["summary"][0]["ratio_cpu_s"] == 1.0
