@@ -99,7 +99,9 @@ def record_to_sample(
     if cut_reply and prompt_cot is not None:
         raise ValueError("a rubric-prompt input needs the bot reply: not with cut_reply")
     turns, left_out = truncate_turns(turns, max_turns)
-    transcript = render_dialog(merge_consecutive(turns) if left_out else turns)
+    # rendered as the judge sees it: the solver's turns_from_messages joins
+    # consecutive turns of one side (the max_turns marker, or a caller's record)
+    transcript = render_dialog(merge_consecutive(turns))
     metadata: dict[str, Any] = {
         "transcript": transcript,
         HUMAN_KEY: None,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from inspect_empathy._rubric import Turn, render_prompt, turns_from_messages
+from inspect_empathy._rubric import Turn, render_dialog, render_prompt, turns_from_messages
 from inspect_empathy.dialogs import (
     LEFT_OUT_KEY,
     DialogRecord,
@@ -157,3 +157,11 @@ def test_prompt_input_needs_the_reply() -> None:
 def test_reply_words_counts_words_and_contractions() -> None:
     assert reply_words("That's hard. I'm here, 100%!") == 5
     assert reply_words("") == 0
+
+
+def test_transcript_is_what_the_judge_sees_for_consecutive_turns() -> None:
+    record = DialogRecord("d10", [Turn("user", "one"), Turn("user", "two"), Turn("bot", "ok")])
+    sample = record_to_sample(record)
+    assert sample.metadata["transcript"] == "USER: one\n    two\nBOT: ok"
+    turns, _ = turns_from_messages(sample.input)
+    assert record_to_sample(record, prompt_cot=False).input == render_prompt(render_dialog(turns))
