@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .metrics import agreement, krippendorff_alpha, round_score
+from .metrics import agreement, krippendorff_alpha, round_score, shares_by_level
 
 HUMAN = "human"
 """Label of the human ratings wherever they are listed beside the judges."""
@@ -136,8 +136,7 @@ def level_shares(values: np.ndarray) -> dict[str, float]:
     values = values[np.isfinite(values)]
     if not len(values):
         return {f"share_{k}": math.nan for k in LEVELS} | {"share_3_4": math.nan}
-    rounded = round_score(values)
-    shares = {f"share_{k}": float(np.mean(rounded == k)) for k in LEVELS}
+    shares = shares_by_level(round_score(values))
     shares["share_3_4"] = shares["share_3"] + shares["share_4"]
     return shares
 

@@ -95,6 +95,11 @@ def human_agreement() -> Metric:
     return compute
 
 
+def shares_by_level(rounded: np.ndarray) -> dict[str, float]:
+    """Share of rounded scores (see `round_score`) at each level 1-5, as ``share_1``..."""
+    return {f"share_{k}": float(np.mean(rounded == k)) for k in range(1, 6)}
+
+
 @metric
 def level_shares(threshold: float = 4.0) -> Metric:
     """Share of scores at each level 1-5 and at or above ``threshold``, all on scores
@@ -105,7 +110,7 @@ def level_shares(threshold: float = 4.0) -> Metric:
         if not values:
             return {}
         rounded = round_score(values)
-        shares: dict[str, Any] = {f"share_{k}": float(np.mean(rounded == k)) for k in range(1, 6)}
+        shares: dict[str, Any] = shares_by_level(rounded)
         shares[f"share_ge_{threshold:g}"] = float(np.mean(rounded >= threshold))
         return shares
 
