@@ -233,13 +233,16 @@ def eval_columns() -> list[Column]:
     ]
 
 
-def _read_log(path: str) -> tuple[pd.Series, pd.DataFrame]:
+def _read_log(path: str) -> tuple[pd.Series, pd.DataFrame | None]:
+    """A log's header row, and its samples when the empathy scorer scored it (else None)."""
     from inspect_ai.analysis import evals_df, samples_df
 
     with warnings.catch_warnings():
         # inspect_ai.analysis itself triggers a pandas deprecation warning (drop_duplicates)
         warnings.filterwarnings("ignore", message=".*inplace keyword.*")
         header = evals_df(path, columns=eval_columns(), quiet=True).iloc[0]
+        if not bool(header["has_scorer"]):
+            return header, None
         samples = samples_df(path, columns=sample_columns(), quiet=True)
     return header, samples
 
@@ -276,7 +279,7 @@ def load_scores(
     bar = tqdm(paths, desc="reading logs", unit="log", disable=not progress, file=sys.stderr)
     for path in bar:
         header, samples = _read_log(path)
-        if not bool(header["has_scorer"]):
+        if samples is None:
             notes.append(f"{path}: skipped (not scored by {SCORER})")
             continue
         headers.append(header)
