@@ -7,13 +7,15 @@ from .dataset import DatasetError, load_dialogs, skipped_summary
 from .dialogs import DialogRecord, normalise_rating, record_to_sample
 from .metrics import (
     agreement,
+    group_metrics,
     human_agreement,
     judge_agreement,
     judge_means,
     level_shares,
-    response_metrics,
+    scoring_counts,
     share_at_least,
 )
+from .reducer import empathy_mean
 from .scorer import empathy_scorer
 from .solver import empathy_prompt
 from .tasks import empathy, empathy_response
@@ -40,7 +42,9 @@ __all__ = [
     "record_to_sample",
     "render_dialog",
     "render_prompt",
-    "response_metrics",
+    "group_metrics",
+    "scoring_counts",
+    "empathy_mean",
     "rubric_template",
     "skipped_summary",
     "share_at_least",

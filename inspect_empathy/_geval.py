@@ -1,7 +1,8 @@
-"""G-Eval scoring: parse a judge's score, weight it by logprobs, average samples."""
+"""G-Eval scoring: weight a judge's score by its logprobs, or average sampled scores."""
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from dataclasses import dataclass, field
@@ -16,36 +17,25 @@ from inspect_ai.model import (
     ModelOutput,
     ModelUsage,
 )
+from inspect_ai.util import collect
+
+from ._score_text import FULLWIDTH_DIGITS, SCORES, ScoreMatch, ScoreParseError, parse_score
+
+_TOKEN_MARKUP = re.compile(r"[*_`#>]")
 
 Method = Literal["auto", "logprobs", "samples", "parse"]
 METHODS: tuple[str, ...] = ("auto", "logprobs", "samples", "parse")
-SCORES: tuple[int, ...] = (1, 2, 3, 4, 5)
 TOP_LOGPROBS = 20
 DEFAULT_SAMPLES = 20
-
-_MARKUP = re.compile(r"[*_`#>]")
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-_SCORE_LINE = re.compile(
-    r"""^\s*
-    (?:[A-Za-z][A-Za-z \-]{0,40}?\s*                # optional label: "Score:", "Rating =",
-       (?:\(\s*1\s*(?:-|to)\s*5\s*\)\s*)?[:=]\s*)?   # "Empathetical responding (1-5):"
-    (?P<score>\d+(?:\.\d+)?)                     # the score
-    \s*(?:/\s*5(?:\.0)?|out\s+of\s+5)?           # "/5", "out of 5"
-    \s*[.!]?\s*$""",
-    re.IGNORECASE | re.VERBOSE,
-)
-
-
-class ScoreParseError(ValueError):
-    """A judge's output holds no single valid 1-5 score."""
-
-
-@dataclass(frozen=True)
-class ScoreMatch:
-    """A score found in a judge's output and where it stands in the text."""
-
-    score: int
-    start: int
+MAX_TOKENS = 8
+"""Default output bound for score-only answers: room for "Score: 4" (G-Eval used 5)."""
+MAX_TOKENS_COT = 512
+"""Default output bound for ``cot`` answers: a few sentences, then the score."""
+LOW_MASS = 0.5
+"""A logprobs score whose five score tokens held less probability than this is low-mass."""
+MIN_PARSED = 0.5
+"""Default minimum share of the requested samples that must hold a valid score."""
+_MAX_LOGPROB = 1e-3
 
 
 @dataclass
@@ -59,65 +49,87 @@ class Judgement:
     reason: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def scored(self) -> bool:
-        return self.value is not None
 
-
-def parse_score(text: str, cot: bool = False) -> ScoreMatch:
-    """Find the judge's 1-5 score in its output.
-
-    Score-only output must hold the score on its first non-empty line
-    ("4", "4.", "Score: 4", "**4**", "4/5", "Rating: 4 out of 5"); with
-    ``cot`` the score is taken from the last non-empty line. Anything
-    ambiguous, fractional or outside 1-5 raises `ScoreParseError`.
-    """
-    lines = [(m.start(), m.group()) for m in re.finditer(r"[^\n]+", text) if m.group().strip()]
-    if not lines:
-        raise ScoreParseError("empty output: no score")
-    offset, line = lines[-1] if cot else lines[0]
-    # markup characters are blanked, not removed, so offsets stay valid
-    plain = _MARKUP.sub(" ", line)
-    match = _SCORE_LINE.match(plain)
-    if match is None:
-        numbers = _NUMBER.findall(plain)
-        where = "last" if cot else "first"
-        if not numbers:
-            raise ScoreParseError(f"no score on the {where} line: {line.strip()[:80]!r}")
-        raise ScoreParseError(f"no single score on the {where} line: {line.strip()[:80]!r}")
-    number = match.group("score")
-    value = float(number)
-    if not value.is_integer():
-        raise ScoreParseError(f"score {number} is not a whole number from 1 to 5")
-    if int(value) not in SCORES:
-        raise ScoreParseError(f"score {number} is outside 1-5")
-    return ScoreMatch(score=int(value), start=offset + match.start("score"))
+class LogprobsMissing(ScoreParseError):
+    """The judge's output carries no usable logprobs at the score token."""
 
 
 def token_score(token: str) -> int | None:
-    """The score 1-5 that a single token stands for (" 4", "4", "**4"), if any."""
-    stripped = _MARKUP.sub("", token).strip().rstrip(".:")
+    """The score 1-5 that a single token stands for (" 4", "4", "**4", "４"), if any.
+
+    Number words ("four") are not score tokens: G-Eval weighs digit tokens only.
+    """
+    stripped = _TOKEN_MARKUP.sub("", token.translate(FULLWIDTH_DIGITS)).strip().rstrip(".:,)")
+    stripped = stripped.lstrip(":(")
     if len(stripped) == 1 and stripped in "12345":
         return int(stripped)
     return None
 
 
-def score_token_index(tokens: list[Logprob], text: str, match: ScoreMatch) -> int | None:
-    """Index of the token that emitted the parsed score.
+def _token_bytes(token: Logprob) -> bytes:
+    """A token's bytes: its ``bytes`` field, a ``bytes:\\xNN`` escape, or its UTF-8."""
+    if token.bytes is not None:
+        return bytes(token.bytes)
+    if token.token.startswith("bytes:"):
+        try:
+            return token.token[len("bytes:") :].encode("latin-1").decode("unicode_escape").encode(
+                "latin-1"
+            )
+        except (UnicodeError, ValueError):
+            pass
+    return token.token.encode("utf-8", "surrogatepass")
 
-    Tokens are aligned with the text by their offsets when they spell it out;
-    otherwise the first (score-only) or last (CoT) score token is taken.
+
+def _covering(lengths: list[int], position: int) -> int | None:
+    offset = 0
+    for index, length in enumerate(lengths):
+        if offset <= position < offset + length:
+            return index
+        offset += length
+    return None
+
+
+def score_token_index(tokens: list[Logprob], text: str, match: ScoreMatch) -> int:
+    """Index of the token that wrote the parsed score.
+
+    Tokens are aligned with the text by their bytes (which spell the text even
+    where a token splits a multi-byte character), else by their strings; where
+    neither spells the text (providers that return U+FFFD or escapes for split
+    characters), by the longest matching blocks of bytes, accepted only where
+    the score's own byte falls inside a matched block. Raises `LogprobsMissing`
+    with the reason when no token can be shown to be the score's.
     """
-    position = 0
-    if "".join(t.token for t in tokens) == text:
-        for index, tok in enumerate(tokens):
-            end = position + len(tok.token)
-            if position <= match.start < end:
-                return index if token_score(tok.token) == match.score else None
-            position = end
-        return None
-    candidates = [i for i, tok in enumerate(tokens) if token_score(tok.token) == match.score]
-    return candidates[0] if candidates else None
+    target_text = text.encode("utf-8", "surrogatepass")
+    target = len(text[: match.start].encode("utf-8", "surrogatepass"))
+    chunks = [_token_bytes(t) for t in tokens]
+    index: int | None
+    if b"".join(chunks) == target_text:
+        index = _covering([len(c) for c in chunks], target)
+    else:
+        joined = b"".join(chunks)
+        matcher = difflib.SequenceMatcher(None, joined, target_text, autojunk=False)
+        index = None
+        for a, b, size in matcher.get_matching_blocks():
+            if b <= target < b + size:
+                index = _covering([len(c) for c in chunks], a + target - b)
+                break
+        if index is None:
+            raise LogprobsMissing(
+                "the judge's tokens do not spell its text and cannot be aligned at the score"
+            )
+    if index is None:
+        raise LogprobsMissing("no logprob token covers the score")
+    if token_score(tokens[index].token) != match.score:
+        raise LogprobsMissing(
+            f"the token at the score, {tokens[index].token!r}, is not the score digit alone"
+        )
+    return index
+
+
+def _probability(logprob: float, token: str) -> float:
+    if math.isnan(logprob) or logprob > _MAX_LOGPROB:
+        raise LogprobsMissing(f"malformed logprob {logprob!r} for token {token!r}")
+    return math.exp(min(logprob, 0.0))
 
 
 def logprob_distribution(token: Logprob) -> tuple[dict[int, float], float]:
@@ -125,18 +137,22 @@ def logprob_distribution(token: Logprob) -> tuple[dict[int, float], float]:
 
     Returns the distribution and the raw probability mass that the score tokens
     held before renormalising (how much of the judge's belief they cover).
+    Raises `LogprobsMissing` for malformed logprobs (NaN, positive) and
+    `ScoreParseError` when no score token is among them.
     """
     mass: dict[int, float] = dict.fromkeys(SCORES, 0.0)
     seen: set[str] = set()
+    _probability(token.logprob, token.token)
     alternatives = [(t.token, t.logprob) for t in token.top_logprobs or []]
     if token.token not in {t for t, _ in alternatives}:
         alternatives.append((token.token, token.logprob))
     for tok, logprob in alternatives:
+        p = _probability(logprob, tok)
         k = token_score(tok)
         if k is None or tok in seen:
             continue
         seen.add(tok)
-        mass[k] += math.exp(logprob)
+        mass[k] += p
     total = sum(mass.values())
     if total <= 0:
         raise ScoreParseError("no score token among the top logprobs")
@@ -149,7 +165,7 @@ def expected_score(distribution: dict[int, float]) -> float:
 
 
 def choice_text(choice: ChatCompletionChoice) -> str:
-    return choice.message.text
+    return choice.message.text if choice.message is not None else ""
 
 
 def refusal_reason(choice: ChatCompletionChoice) -> str | None:
@@ -160,56 +176,108 @@ def refusal_reason(choice: ChatCompletionChoice) -> str | None:
     return "the judge refused (stop reason content_filter)" + (f": {text[:80]!r}" if text else "")
 
 
-def judge_logprobs(choice: ChatCompletionChoice, cot: bool) -> Judgement:
+def cut_off_reason(choice: ChatCompletionChoice, cot: bool) -> str | None:
+    """Why a completion stopped by the output bound is no judgement.
+
+    A reasoned (``cot``) answer cut off by ``max_tokens`` never reached its score;
+    a score-only answer is read as far as it goes, unless it holds nothing yet.
+    """
+    if choice.stop_reason != "max_tokens":
+        return None
+    if cot:
+        return "cut off by max_tokens before the score (stop reason max_tokens)"
+    if not choice_text(choice).strip():
+        return (
+            "cut off by max_tokens before any output (reasoning models spend the bound on "
+            "reasoning: raise --max-tokens)"
+        )
+    return None
+
+
+def _cut_after(choice: ChatCompletionChoice, match: ScoreMatch) -> bool:
+    """A score-only answer cut off right after its score: "1" may have been "10"."""
+    text = choice_text(choice)
+    return choice.stop_reason == "max_tokens" and not text[match.end :].strip()
+
+
+def judge_logprobs(choice: ChatCompletionChoice, cot: bool, low_mass: str = "keep") -> Judgement:
     """G-Eval score of one completion from the logprobs at its score token."""
     text = choice_text(choice)
     match = parse_score(text, cot)
+    if _cut_after(choice, match):
+        raise ScoreParseError(f"cut off by max_tokens right after {text[match.start:].strip()!r}")
+    if match.word:
+        raise LogprobsMissing(
+            f"the score is written as a word ({text[match.start : match.end]!r}); "
+            "logprobs weigh digit tokens only"
+        )
     if choice.logprobs is None or not choice.logprobs.content:
         raise LogprobsMissing("the judge returned no logprobs")
     tokens = choice.logprobs.content
     index = score_token_index(tokens, text, match)
-    if index is None:
-        raise LogprobsMissing(f"no logprob token carries the score {match.score}")
     if not tokens[index].top_logprobs:
         raise LogprobsMissing("the judge returned no top_logprobs at the score token")
     distribution, mass = logprob_distribution(tokens[index])
+    details: dict[str, Any] = {"parsed": match.score, "score_token_mass": round(mass, 6)}
+    if mass < LOW_MASS:
+        details["low_mass"] = True
+        if low_mass == "unscored":
+            reason = (
+                f"low-mass score: the score tokens held {mass:.1%} of the probability "
+                f"(below {LOW_MASS:.0%})"
+            )
+            return Judgement(None, "logprobs", text, distribution, reason, details)
     return Judgement(
         value=expected_score(distribution),
         method="logprobs",
         raw=text,
         distribution=distribution,
-        details={"parsed": match.score, "score_token_mass": mass},
+        details=details,
     )
 
 
-class LogprobsMissing(ScoreParseError):
-    """The judge's output carries no usable logprobs at the score token."""
+def judge_samples(
+    choices: list[ChatCompletionChoice], cot: bool, n: int, min_parsed: float = MIN_PARSED
+) -> Judgement:
+    """G-Eval score estimated from n sampled completions: the mean of parsed scores.
 
-
-def judge_samples(choices: list[ChatCompletionChoice], cot: bool, n: int) -> Judgement:
-    """G-Eval score estimated from n sampled completions: the mean of parsed scores."""
+    Unscored when fewer than ``min_parsed`` of the ``n`` requested samples hold a
+    valid score; a score from fewer than all ``n`` is marked ``partial``.
+    """
     texts = [choice_text(c) for c in choices[:n]]
     parsed: list[int] = []
     failures: list[str] = []
     for choice, text in zip(choices[:n], texts, strict=True):
-        refused = refusal_reason(choice)
-        if refused:
-            failures.append(refused)
+        problem = refusal_reason(choice) or cut_off_reason(choice, cot)
+        if problem:
+            failures.append(problem)
             continue
         try:
-            parsed.append(parse_score(text, cot).score)
+            match = parse_score(text, cot)
+            if _cut_after(choice, match):
+                raise ScoreParseError(f"cut off by max_tokens right after {match.score}")
+            parsed.append(match.score)
         except ScoreParseError as ex:
             failures.append(str(ex))
     details: dict[str, Any] = {
         "n_requested": n,
         "n_received": len(texts),
         "n_parsed": len(parsed),
-        "parse_failures": failures,
         "scores": parsed,
     }
+    if failures:
+        details["parse_failures"] = failures
+    if len(parsed) < n:
+        details["partial"] = True
     raw = texts[0] if texts else ""
     if not parsed:
         reason = f"none of {len(texts)} samples held a valid score"
+        return Judgement(None, "samples", raw, reason=reason, details=details)
+    if len(parsed) < min_parsed * n:
+        reason = (
+            f"only {len(parsed)} of {n} samples held a valid score "
+            f"(at least {min_parsed:.0%} needed)"
+        )
         return Judgement(None, "samples", raw, reason=reason, details=details)
     distribution = {k: parsed.count(k) / len(parsed) for k in SCORES}
     return Judgement(
@@ -221,31 +289,40 @@ def judge_samples(choices: list[ChatCompletionChoice], cot: bool, n: int) -> Jud
     )
 
 
-def judge_output(output: ModelOutput, method: Method, samples: int, cot: bool) -> Judgement:
+def judge_output(
+    output: ModelOutput,
+    method: Method,
+    samples: int,
+    cot: bool,
+    low_mass: str = "keep",
+    min_parsed: float = MIN_PARSED,
+) -> Judgement:
     """Turn a judge's output into a G-Eval judgement with the chosen method."""
-    if not output.choices:
+    choices = [c for c in output.choices if c.message is not None]
+    if not choices:
         reason = output.error or "the judge returned no completion"
         return Judgement(None, method, "", reason=reason)
     if method == "samples":
-        return judge_samples(output.choices, cot, samples)
-    choice = output.choices[0]
+        return judge_samples(choices, cot, samples, min_parsed)
+    choice = choices[0]
     text = choice_text(choice)
-    refused = refusal_reason(choice)
-    if refused:
-        return Judgement(None, method, text, reason=refused)
+    problem = refusal_reason(choice) or cut_off_reason(choice, cot)
+    if problem:
+        return Judgement(None, method, text, reason=problem)
+    fallback: str | None = None
     if method in ("logprobs", "auto"):
         try:
-            return judge_logprobs(choice, cot)
+            return judge_logprobs(choice, cot, low_mass)
         except LogprobsMissing as ex:
             if method == "logprobs":
                 return Judgement(None, "logprobs", text, reason=str(ex))
             fallback = str(ex)
         except ScoreParseError as ex:
             return Judgement(None, method, text, reason=str(ex))
-    else:
-        fallback = None
     try:
         match = parse_score(text, cot)
+        if _cut_after(choice, match):
+            raise ScoreParseError(f"cut off by max_tokens right after {match.score}")
     except ScoreParseError as ex:
         return Judgement(None, "parse", text, reason=str(ex))
     details: dict[str, Any] = {"parsed": match.score}
@@ -260,17 +337,31 @@ def judge_output(output: ModelOutput, method: Method, samples: int, cot: bool) -
     )
 
 
-def method_config(method: Method, samples: int = DEFAULT_SAMPLES) -> GenerateConfig:
-    """Generation settings a method needs; explicit user settings take precedence."""
+def check_method(method: str, samples: int = DEFAULT_SAMPLES) -> None:
+    """Raise a one-line ``ValueError`` for an unknown method or a sample count below 1."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
+    if method == "samples" and (isinstance(samples, bool) or samples < 1):
+        raise ValueError(f"samples must be at least 1, not {samples!r}")
+
+
+def method_config(
+    method: Method, samples: int = DEFAULT_SAMPLES, cot: bool = False
+) -> GenerateConfig:
+    """Generation settings a method needs (explicit user settings take precedence).
+
+    Every method bounds the output: `MAX_TOKENS` for score-only answers,
+    `MAX_TOKENS_COT` with ``cot``.
+    """
+    check_method(method, samples)
+    bound = MAX_TOKENS_COT if cot else MAX_TOKENS
     if method == "samples":
-        if samples < 1:
-            raise ValueError(f"samples must be at least 1, not {samples}")
-        return GenerateConfig(num_choices=samples, temperature=1.0)
+        return GenerateConfig(num_choices=samples, temperature=1.0, max_tokens=bound)
     if method == "parse":
-        return GenerateConfig(temperature=0.0)
-    return GenerateConfig(temperature=0.0, logprobs=True, top_logprobs=TOP_LOGPROBS)
+        return GenerateConfig(temperature=0.0, max_tokens=bound)
+    return GenerateConfig(
+        temperature=0.0, logprobs=True, top_logprobs=TOP_LOGPROBS, max_tokens=bound
+    )
 
 
 async def complete_choices(
@@ -279,19 +370,39 @@ async def complete_choices(
     output: ModelOutput,
     n: int,
     config: GenerateConfig,
+    seed: int | None,
 ) -> ModelOutput:
-    """Top up an output to n choices with further calls, for providers without ``n``."""
+    """Top up an output to n choices, for providers that ignore ``n``.
+
+    The missing completions are asked for concurrently, in calls of as many
+    choices as the first call returned, with the caller's settings; when a seed
+    is set each call gets its own (seed + 1, seed + 2, ...), so a provider that
+    honours seeds does not return one completion n times.
+    """
     choices = list(output.choices)
     usage = output.usage
-    while len(choices) < n:
-        more = await model.generate(
-            prompt, config=config.merge(GenerateConfig(num_choices=n - len(choices)))
-        )
-        if not more.choices:
+    batch = max(1, len(choices))
+    calls = 0
+    for _ in range(3):
+        missing = n - len(choices)
+        if missing <= 0 or not choices:
             break
-        choices.extend(more.choices)
-        usage = add_usage(usage, more.usage)
-    return output.model_copy(update={"choices": choices, "usage": usage})
+        sizes = [min(batch, missing - i) for i in range(0, missing, batch)]
+        requests = []
+        for size in sizes:
+            calls += 1
+            extra = GenerateConfig(num_choices=size)
+            if seed is not None:
+                extra.seed = seed + calls
+            requests.append(model.generate(prompt, config=config.merge(extra)))
+        outputs = await collect(*requests)
+        added = [c for more in outputs for c in more.choices]
+        if not added:
+            break
+        choices.extend(added)
+        for more in outputs:
+            usage = add_usage(usage, more.usage)
+    return output.model_copy(update={"choices": choices[:n], "usage": usage})
 
 
 def add_usage(a: ModelUsage | None, b: ModelUsage | None) -> ModelUsage | None:
@@ -306,16 +417,17 @@ async def generate_judgement(
     method: Method,
     samples: int,
     cot: bool,
+    low_mass: str = "keep",
+    min_parsed: float = MIN_PARSED,
 ) -> tuple[Judgement, ModelOutput]:
     """Ask a judge model for its rating and score it with the chosen method."""
-    config = method_config(method, samples)
-    config = config.merge(_explicit(model.config))
+    config = method_config(method, samples, cot).merge(explicit_config(model.config))
     output = await model.generate(prompt, config=config)
-    if method == "samples":
-        output = await complete_choices(model, prompt, output, samples, config)
-    return judge_output(output, method, samples, cot), output
+    if method == "samples" and output.choices and len(output.choices) < samples:
+        output = await complete_choices(model, prompt, output, samples, config, config.seed)
+    return judge_output(output, method, samples, cot, low_mass, min_parsed), output
 
 
-def _explicit(config: GenerateConfig) -> GenerateConfig:
+def explicit_config(config: GenerateConfig) -> GenerateConfig:
     """The settings a user gave a model explicitly (they override method defaults)."""
     return GenerateConfig(**config.model_dump(exclude_none=True))

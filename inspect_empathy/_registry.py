@@ -4,6 +4,7 @@
 
 from inspect_ai.model import ModelAPI, modelapi
 
+from .reducer import empathy_mean
 from .scorer import empathy_scorer
 from .solver import empathy_prompt
 from .tasks import empathy, empathy_response

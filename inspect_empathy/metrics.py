@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# numpy, scipy and krippendorff are imported where they are used: Inspect imports
+# every plugin at start-up, also for runs that never compute these metrics
 
 HUMAN_KEY = "human_rating"
 """Sample (and score) metadata key holding the human rating on the 1-5 scale."""
+
+GROUP_KEY = "group"
+"""Score metadata key: ``{field: value}`` of the sample's group (scorer ``group_by``)."""
+
+EPOCHS_KEY = "epochs"
+"""Score metadata key set by the `empathy_mean` reducer: each epoch's value and method."""
 
 
 def human_rating(sample_score: SampleScore) -> float | None:
@@ -25,6 +37,8 @@ def human_rating(sample_score: SampleScore) -> float | None:
 
 def round_score(values: Sequence[float] | np.ndarray) -> np.ndarray:
     """Round scores half up onto the 1-5 integer scale (4.5 -> 5, 2.5 -> 3)."""
+    import numpy as np
+
     return np.clip(np.floor(np.asarray(values, dtype=float) + 0.5), 1, 5).astype(int)
 
 
@@ -32,6 +46,8 @@ def quadratic_weighted_kappa(
     a: Sequence[int] | np.ndarray, b: Sequence[int] | np.ndarray, levels: int = 5
 ) -> float:
     """Cohen's kappa with quadratic weights for two raters on a 1..levels scale."""
+    import numpy as np
+
     a = np.asarray(a, dtype=int) - 1
     b = np.asarray(b, dtype=int) - 1
     observed = np.zeros((levels, levels))
@@ -51,6 +67,8 @@ def agreement(judge: Sequence[float], human: Sequence[float]) -> dict[str, float
     Correlations need two or more pairs and some variation on both sides; where
     they are undefined they are left out rather than reported as NaN.
     """
+    import numpy as np
+
     x = np.asarray(judge, dtype=float)
     y = np.asarray(human, dtype=float)
     result: dict[str, float] = {"n_human": float(len(x))}
@@ -64,8 +82,6 @@ def agreement(judge: Sequence[float], human: Sequence[float]) -> dict[str, float
     result["within_one"] = float(np.mean(np.abs(rx - ry) <= 1))
     varied = len(x) >= 2 and np.ptp(x) > 0 and np.ptp(y) > 0
     if varied:
-        # imported here: scipy.stats costs ~0.7 s, and Inspect imports every
-        # plugin at startup, also for runs that never compute these metrics
         from scipy import stats
 
         result["spearman"] = float(stats.spearmanr(x, y).statistic)
@@ -97,6 +113,8 @@ def human_agreement() -> Metric:
 
 def shares_by_level(rounded: np.ndarray) -> dict[str, float]:
     """Share of rounded scores (see `round_score`) at each level 1-5, as ``share_1``..."""
+    import numpy as np
+
     return {f"share_{k}": float(np.mean(rounded == k)) for k in range(1, 6)}
 
 
@@ -111,7 +129,7 @@ def level_shares(threshold: float = 4.0) -> Metric:
             return {}
         rounded = round_score(values)
         shares: dict[str, Any] = shares_by_level(rounded)
-        shares[f"share_ge_{threshold:g}"] = float(np.mean(rounded >= threshold))
+        shares[f"share_ge_{threshold:g}"] = float((rounded >= threshold).mean())
         return shares
 
     return compute
@@ -124,6 +142,7 @@ def krippendorff_alpha(ratings: Sequence[Sequence[float | None]]) -> float | Non
     two judges, no item rated twice, or no variation at all).
     """
     import krippendorff
+    import numpy as np
 
     data = np.array(
         [[np.nan if v is None else float(round_score([v])[0]) for v in row] for row in ratings],
@@ -141,20 +160,44 @@ def krippendorff_alpha(ratings: Sequence[Sequence[float | None]]) -> float | Non
     return float(alpha) if math.isfinite(alpha) else None
 
 
+def _panel_values(score: SampleScore) -> dict[str, list[float | None]] | None:
+    """A panel score's values per judge, one per epoch (every epoch, when reduced by
+    `empathy_mean`; Inspect's own reducers keep the first epoch's metadata only)."""
+    judges = (score.score.metadata or {}).get("judges")
+    if not isinstance(judges, dict):
+        return None
+    values: dict[str, list[float | None]] = {}
+    for name, result in judges.items():
+        if not isinstance(result, dict):
+            continue
+        epoch_values = result.get("epoch_values")
+        raw = epoch_values if isinstance(epoch_values, list) else [result.get("value")]
+        values[name] = [_finite(v) for v in raw]
+    return values
+
+
+def _finite(value: Any) -> float | None:
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
 @metric
 def judge_agreement() -> Metric:
-    """Inter-judge agreement of a panel: ordinal Krippendorff's alpha over its judges.
-
-    Reports nothing for a single judge.
-    """
+    """Inter-judge agreement of a panel: ordinal Krippendorff's alpha over its judges,
+    with each (sample, epoch) as a unit. Reports nothing for a single judge."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        panels = [(s.score.metadata or {}).get("judges") for s in scores]
-        panels = [p for p in panels if isinstance(p, dict)]
+        panels = [p for s in scores if (p := _panel_values(s)) is not None]
         if not panels:
             return {}
         names = sorted({name for p in panels for name in p})
-        matrix = [[p.get(name, {}).get("value") for p in panels] for name in names]
+        units = [(p, e) for p in panels for e in range(max(len(v) for v in p.values()))]
+        matrix = [
+            [p[name][e] if name in p and e < len(p[name]) else None for p, e in units]
+            for name in names
+        ]
         alpha = krippendorff_alpha(matrix)
         return {} if alpha is None else {"judge_alpha": alpha}
 
@@ -163,65 +206,80 @@ def judge_agreement() -> Metric:
 
 @metric
 def share_at_least(threshold: float = 4.0) -> Metric:
-    """Share of scores, rounded half up, at or above ``threshold`` (one number, so it
-    can be grouped)."""
+    """Share of scores, rounded half up, at or above ``threshold`` (one number)."""
 
     def compute(scores: list[SampleScore]) -> Value:
         values = [s.score.as_float() for s in scores]
         if not values:
             return float("nan")
-        return float(np.mean(round_score(values) >= threshold))
+        return float((round_score(values) >= threshold).mean())
 
     return compute
 
 
 @metric
 def judge_means() -> Metric:
-    """Mean score of each judge of a panel, as ``judge_mean(<model>)``.
-
-    Reports nothing for a single judge.
-    """
+    """Mean score of each judge of a panel over every sample and epoch, as
+    ``judge_mean(<model>)``. Reports nothing for a single judge."""
 
     def compute(scores: list[SampleScore]) -> Value:
         per_judge: dict[str, list[float]] = {}
         for s in scores:
-            judges = (s.score.metadata or {}).get("judges")
-            if not isinstance(judges, dict):
-                continue
-            for name, result in judges.items():
-                value = result.get("value") if isinstance(result, dict) else None
-                if value is not None and math.isfinite(float(value)):
-                    per_judge.setdefault(name, []).append(float(value))
-        return {f"judge_mean({name})": float(np.mean(v)) for name, v in per_judge.items()}
+            for name, values in (_panel_values(s) or {}).items():
+                per_judge.setdefault(name, []).extend(v for v in values if v is not None)
+        return {f"judge_mean({name})": math.fsum(v) / len(v) for name, v in per_judge.items() if v}
 
     return compute
 
 
-def response_metrics(group_by: str | None = None, threshold: float = 4.0) -> list[Metric]:
-    """Metrics for replies rated by a grader (response mode or any task's replies).
+@metric
+def scoring_counts() -> Metric:
+    """How the scored samples were scored: ``scored``, ``by_<method>`` (logprobs, parse,
+    samples, panel), ``low_mass`` (logprobs scores whose score tokens held under half
+    the probability), ``partial`` (samples scores from fewer than all samples) and
+    ``fallback`` (``auto`` scores parsed because logprobs were unusable).
 
-    Mean and stderr, the share at each level 1-5 and at or above ``threshold``,
-    a panel's per-judge means and Krippendorff's alpha; with ``group_by`` (a
-    sample metadata field every sample has, e.g. ``emotion``) also the mean,
-    stderr and share >= ``threshold`` of each group, via Inspect's ``grouped()``.
+    Unscored samples never reach metrics: Inspect counts them in the results
+    (``unscored_samples``), and the plugin prints them at the end of the run.
     """
-    from inspect_ai.scorer import grouped, mean, stderr
 
-    metrics: list[Metric] = [
-        mean(),
-        stderr(),
-        level_shares(threshold),
-        judge_agreement(),
-        judge_means(),
-    ]
-    if group_by:
-        key = group_by.replace("{", "{{").replace("}", "}}")
-        for name, inner in (
-            ("mean", mean()),
-            ("stderr", stderr()),
-            (f"share_ge_{threshold:g}", share_at_least(threshold)),
-        ):
+    def compute(scores: list[SampleScore]) -> Value:
+        counts: Counter[str] = Counter()
+        for s in scores:
+            metadata = s.score.metadata or {}
+            counts["scored"] += 1
+            counts[f"by_{metadata.get('method', 'unknown')}"] += 1
+            for flag, key in (("low_mass", "low_mass"), ("partial", "partial")):
+                if metadata.get(flag):
+                    counts[key] += 1
+            if metadata.get("logprobs_unavailable"):
+                counts["fallback"] += 1
+        return {key: float(value) for key, value in counts.items()}
+
+    return compute
+
+
+@metric
+def group_metrics(threshold: float = 4.0) -> Metric:
+    """Mean, stderr and share >= ``threshold`` of each group of the scorer's ``group_by``
+    field, as ``mean(<field>=<group>)``. Reports nothing without ``group_by``."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        from inspect_ai.scorer import mean, stderr
+
+        groups: dict[tuple[str, str], list[SampleScore]] = {}
+        for s in scores:
+            group = (s.score.metadata or {}).get(GROUP_KEY)
+            if isinstance(group, dict) and len(group) == 1:
+                ((key, value),) = group.items()
+                groups.setdefault((str(key), str(value)), []).append(s)
+        result: dict[str, Any] = {}
+        for (key, value), members in sorted(groups.items()):
             # parentheses, not brackets: Inspect's console treats [..] as markup
-            template = f"{name}({key}={{group_name}})"
-            metrics.append(grouped(inner, group_by, all=False, name_template=template))
-    return metrics
+            label = f"{key}={value}"
+            result[f"mean({label})"] = mean()(members)
+            result[f"stderr({label})"] = stderr()(members)
+            result[f"share_ge_{threshold:g}({label})"] = share_at_least(threshold)(members)
+        return result
+
+    return compute

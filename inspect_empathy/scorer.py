@@ -3,46 +3,54 @@
 from __future__ import annotations
 
 import logging
+import re
 import statistics
+from dataclasses import dataclass
 from typing import Any, Literal
 
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import transcript
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
     ChatMessageUser,
+    GenerateConfig,
     Model,
     ModelRole,
     get_model,
     model_roles,
 )
-from inspect_ai.model._model_role import as_model_role
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
-from inspect_ai.util import collect
+from inspect_ai.util import collect, warn_once
 
+from ._compat import PrerequisiteError
 from ._geval import (
     DEFAULT_SAMPLES,
-    METHODS,
+    MIN_PARSED,
     Judgement,
     Method,
+    check_method,
     complete_choices,
     generate_judgement,
     judge_output,
-    method_config,
 )
-from ._rubric import (
-    PLACEHOLDER,
-    Turn,
-    render_dialog,
-    render_prompt,
-    rubric_template,
-    turns_from_messages,
+from ._rubric import Turn, render_dialog, render_prompt, turns_from_messages
+from .metrics import (
+    GROUP_KEY,
+    HUMAN_KEY,
+    group_metrics,
+    human_agreement,
+    judge_agreement,
+    judge_means,
+    level_shares,
+    scoring_counts,
 )
-from .metrics import HUMAN_KEY, human_agreement, judge_agreement, judge_means, level_shares
+
+JUDGE_PROMPT_KEY = "judge_prompt"
+"""Sample metadata key set by judge mode: the sample's input is the rubric prompt."""
 
 Aggregate = Literal["mean", "median"]
+LowMass = Literal["keep", "unscored"]
 JudgeSpec = str | Model | None
 """One judge: a model name, a Model, or None for the model under evaluation."""
 
@@ -50,28 +58,43 @@ logger = logging.getLogger(__name__)
 
 
 @scorer(
-    metrics=[mean(), stderr(), human_agreement(), level_shares(), judge_agreement(), judge_means()]
+    metrics=[
+        mean(),
+        stderr(),
+        human_agreement(),
+        level_shares(),
+        judge_agreement(),
+        judge_means(),
+        scoring_counts(),
+        group_metrics(),
+    ]
 )
 def empathy_scorer(
     method: Method = "auto",
     samples: int = DEFAULT_SAMPLES,
     cot: bool = False,
     model: str | Model | list[str | Model] | None = None,
-    model_role: str | ModelRole = "grader",
+    model_role: str | ModelRole | dict[str, Any] = "grader",
     aggregate: Aggregate = "mean",
     from_output: bool = False,
+    low_mass: LowMass = "keep",
+    min_parsed: float = MIN_PARSED,
+    group_by: str | None = None,
 ) -> Scorer:
     """Rate the last assistant reply for empathetical responding, 1-5, G-Eval style.
 
     Works on any task: the conversation is taken from ``state.messages`` (user
     and assistant text; system messages, tool calls and tool results are left
     out, with notes saying where) and the final assistant message is the reply.
+    Its metrics (mean, agreement with human ratings, level shares, panel
+    agreement, scoring counts and, with ``group_by``, per-group figures) belong
+    to this scorer only, so it can join any task's other scorers.
 
     Args:
       method: ``logprobs`` (probability-weighted score from the score token's
         top logprobs), ``samples`` (mean of ``samples`` sampled scores),
         ``parse`` (the integer the judge wrote) or ``auto`` (logprobs when the
-        judge returns them, else parse).
+        judge returns them, else parse, announced once in the terminal).
       samples: Number of completions for the ``samples`` method.
       cot: Use the rubric variant that asks for brief reasoning before the score.
       model: Judge model, or a list of models for a panel (a comma-separated
@@ -84,26 +107,47 @@ def empathy_scorer(
       aggregate: How a panel's scores combine: ``mean`` or ``median``.
       from_output: Score the judgement already in ``state.output`` (judge mode:
         the model under evaluation is the judge) instead of asking a grader.
+      low_mass: ``keep`` (default) or ``unscored``: what becomes of a logprobs
+        score whose score tokens held less than half the probability (always
+        counted in the ``low_mass`` metric).
+      min_parsed: For ``samples``: the share of the requested samples that must
+        hold a valid score (default 0.5); below it the reply is unscored.
+      group_by: Sample metadata field (e.g. ``emotion``) to report the mean,
+        stderr and share >= 4 of each group by.
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
+    check_method(method, samples)
     if aggregate not in ("mean", "median"):
         raise ValueError(f"aggregate must be 'mean' or 'median', not {aggregate!r}")
-    role = as_model_role(model_role)
+    if low_mass not in ("keep", "unscored"):
+        raise ValueError(f"low_mass must be 'keep' or 'unscored', not {low_mass!r}")
+    if not 0.0 <= float(min_parsed) <= 1.0:
+        raise ValueError(f"min_parsed must be between 0 and 1, not {min_parsed!r}")
+    role = _as_role(model_role)
     explicit = _explicit_judges(model)
+    options = JudgeOptions(method, samples, cot, low_mass, float(min_parsed))
 
     async def score(state: TaskState, target: Target) -> Score:
-        human = (state.metadata or {}).get(HUMAN_KEY)
+        metadata = state.metadata or {}
+        context: dict[str, Any] = {HUMAN_KEY: metadata.get(HUMAN_KEY)}
+        if group_by:
+            group = metadata.get(group_by)
+            context[GROUP_KEY] = {group_by: "(missing)" if group is None else str(group)}
         if from_output:
-            judgement = await _judge_own_output(state, method, samples, cot)
-            return to_score(judgement, {HUMAN_KEY: human})
-
+            judgement = await _judge_own_output(state, options)
+            return to_score(judgement, context)
+        if metadata.get(JUDGE_PROMPT_KEY):
+            return Score.unscored(
+                reason="no_response",
+                explanation=(
+                    "the sample is a judge-mode sample (its input is the empathy rubric "
+                    "prompt): score it with empathy_scorer(from_output=True)"
+                ),
+                metadata=context,
+            )
         turns, notes, problem = reply_dialog(state.messages)
         if problem is not None:
             return Score.unscored(
-                reason="no_response",
-                explanation=problem,
-                metadata={HUMAN_KEY: human, "notes": notes},
+                reason="no_response", explanation=problem, metadata={**context, "notes": notes}
             )
         if notes:
             transcript().info(
@@ -113,22 +157,57 @@ def empathy_scorer(
         dialog = render_dialog(turns)
         prompt: list[ChatMessage] = [ChatMessageUser(content=render_prompt(dialog, cot))]
         judges = explicit if explicit is not None else role_judges(role)
-        context: dict[str, Any] = {HUMAN_KEY: human, "judged_dialog": dialog}
+        context["judged_dialog"] = dialog
         if notes:
             context["notes"] = notes
         if len(judges) == 1 and judges[0] is None:
             context["self_graded"] = True
             _warn_self_graded(role.name)
-        judgements = await collect(
-            *[_judge_with(judge, prompt, method, samples, cot) for judge in judges]
-        )
+        judgements = await collect(*[_judge_with(judge, prompt, options) for judge in judges])
         judgements = _unique_names(judgements)
+        for name, judgement in judgements:
+            announce_fallback(name, judgement)
         if len(judgements) == 1:
             name, judgement = judgements[0]
             return to_score(judgement, {**context, "grader": name})
         return panel_score(judgements, aggregate, context)
 
     return score
+
+
+@dataclass(frozen=True)
+class JudgeOptions:
+    """How a judge's answer is asked for and read (the scorer's G-Eval options)."""
+
+    method: Method
+    samples: int
+    cot: bool
+    low_mass: LowMass
+    min_parsed: float
+
+
+_announced: set[str] = set()
+
+
+def announce_fallback(judge: str, judgement: Judgement) -> None:
+    """Say once per judge, in the terminal, that ``auto`` fell back to parsing."""
+    reason = judgement.details.get("logprobs_unavailable")
+    if not reason or judge in _announced:
+        return
+    _announced.add(judge)
+    logger.warning(
+        f"empathy_scorer (method=auto): {judge} gave no usable logprobs ({reason}); its "
+        "scores fall back to the parsed whole number (counted as by_parse in the metrics)."
+    )
+
+
+def _as_role(model_role: str | ModelRole | dict[str, Any]) -> ModelRole:
+    """A model role from its name, itself, or its serialised form (a re-scored log's args)."""
+    if isinstance(model_role, ModelRole):
+        return model_role
+    if isinstance(model_role, str):
+        return ModelRole(model_role)
+    return ModelRole.model_validate(model_role)
 
 
 def missing_grader_message(role: str, hint: str | None = None) -> str:
@@ -174,8 +253,6 @@ def role_judges(role: ModelRole) -> list[JudgeSpec]:
 
 
 def _warn_self_graded(role: str) -> None:
-    from inspect_ai._util.logger import warn_once
-
     warn_once(
         logger,
         f"empathy_scorer: no model is bound to the '{role}' role, so the model under "
@@ -193,18 +270,12 @@ def _unique_names(judgements: list[tuple[str, Judgement]]) -> list[tuple[str, Ju
     return unique
 
 
-def _rubric_head() -> str:
-    """The start of the rubric prompt, to recognise conversations that already are one."""
-    return rubric_template(False).partition(PLACEHOLDER)[0].strip()[:200]
-
-
 def reply_dialog(messages: list[ChatMessage]) -> tuple[list[Turn], list[str], str | None]:
     """The dialog to grade, notes on what was left out, and why it cannot be graded (if so).
 
     The reply is the final assistant message's text. A conversation without an
     assistant reply, one whose final assistant message has no text (tool calls
-    only), one where the user spoke after the last reply, and one that is
-    itself the rubric prompt (a judge-mode sample) cannot be graded.
+    only), and one where the user spoke after the last reply cannot be graded.
     """
     messages, step_notes = _drop_intermediate_steps(messages)
     turns, notes = turns_from_messages(messages)
@@ -218,14 +289,6 @@ def reply_dialog(messages: list[ChatMessage]) -> tuple[list[Turn], list[str], st
         return turns, notes, "the user spoke after the last assistant reply: no reply to rate"
     if not turns or turns[-1].role != "bot":
         return turns, notes, "the conversation does not end with an assistant reply to rate"
-    head = _rubric_head()
-    if head and any(t.role == "user" and head in t.content for t in turns):
-        return (
-            turns,
-            notes,
-            "the conversation is the empathy rubric prompt itself (a judge-mode sample): "
-            "score it with empathy_scorer(from_output=True)",
-        )
     return turns, notes, None
 
 
@@ -260,24 +323,42 @@ def _note_order(note: str) -> tuple[int, str]:
 
 
 async def _judge_with(
-    judge: JudgeSpec, prompt: list[ChatMessage], method: Method, samples: int, cot: bool
+    judge: JudgeSpec, prompt: list[ChatMessage], options: JudgeOptions
 ) -> tuple[str, Judgement]:
     model = get_model(judge)
-    judgement, _ = await generate_judgement(model, prompt, method, samples, cot)
+    judgement, _ = await generate_judgement(
+        model,
+        prompt,
+        options.method,
+        options.samples,
+        options.cot,
+        options.low_mass,
+        options.min_parsed,
+    )
     return str(model), judgement
 
 
-async def _judge_own_output(state: TaskState, method: Method, samples: int, cot: bool) -> Judgement:
+async def _judge_own_output(state: TaskState, options: JudgeOptions) -> Judgement:
     """Judge mode: the model under evaluation already answered the rubric prompt."""
     output = state.output
-    if method == "samples" and output.choices and len(output.choices) < samples:
-        # providers without num_choices: top up with further calls to the same judge
-        prompt = _prompt_messages(state.messages)
+    if options.method == "samples" and output.choices and len(output.choices) < options.samples:
+        # providers without num_choices: top up with further calls to the same judge,
+        # which inherit the run's settings (temperature, max_tokens, ...) as generate() did
+        model = get_model()
         output = await complete_choices(
-            get_model(), prompt, output, samples, method_config(method, samples)
+            model,
+            _prompt_messages(state.messages),
+            output,
+            options.samples,
+            GenerateConfig(),
+            model.config.seed,
         )
         state.output = output
-    return judge_output(output, method, samples, cot)
+    judgement = judge_output(
+        output, options.method, options.samples, options.cot, options.low_mass, options.min_parsed
+    )
+    announce_fallback(str(state.model), judgement)
+    return judgement
 
 
 def _prompt_messages(messages: list[ChatMessage]) -> list[ChatMessage]:
@@ -294,25 +375,41 @@ def _distribution(judgement: Judgement) -> dict[str, float] | None:
     return {str(k): round(p, 6) for k, p in judgement.distribution.items()}
 
 
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
+
+
+def markdown_text(text: str) -> str:
+    """Text that the viewer's Markdown shows as written (special characters escaped)."""
+    return _MARKDOWN.sub(r"\\\1", text)
+
+
 def _explain(judgement: Judgement) -> str:
+    """A Markdown-safe explanation: arithmetic with ×, free text escaped."""
     if judgement.value is None:
-        return f"{judgement.method}: unscored: {judgement.reason}"
+        return f"{judgement.method}: unscored: {markdown_text(judgement.reason or '')}"
     if judgement.method == "logprobs" and judgement.distribution:
-        terms = " + ".join(f"{p:.3f}*{k}" for k, p in judgement.distribution.items() if p >= 0.0005)
-        return f"logprobs: {terms} = {judgement.value:.3f}"
+        terms = " + ".join(
+            f"{p:.3f} × {k}" for k, p in judgement.distribution.items() if p >= 0.0005
+        )
+        low = ""
+        if judgement.details.get("low_mass"):
+            low = f" (low mass: score tokens held {judgement.details['score_token_mass']:.1%})"
+        return f"logprobs: {terms} = {judgement.value:.3f}{low}"
     if judgement.method == "samples":
         scores = judgement.details.get("scores", [])
-        return f"samples: mean of {len(scores)} scores {scores} = {judgement.value:.3f}"
+        n = judgement.details.get("n_requested", len(scores))
+        shown = ", ".join(str(k) for k in scores)
+        return f"samples: mean of {len(scores)} of {n} scores ({shown}) = {judgement.value:.3f}"
     extra = judgement.details.get("logprobs_unavailable")
-    return f"parse: {judgement.value:g}" + (f" (logprobs unavailable: {extra})" if extra else "")
+    why = f" (logprobs unavailable: {markdown_text(extra)})" if extra else ""
+    return f"parse: {judgement.value:g}{why}"
 
 
 def judgement_metadata(judgement: Judgement) -> dict[str, Any]:
-    """What a Score keeps of one judgement."""
+    """What a Score keeps of one judgement (the judge's text is the Score's answer)."""
     return {
         "method": judgement.method,
         "distribution": _distribution(judgement),
-        "raw": judgement.raw,
         **({"unscored_reason": judgement.reason} if judgement.reason else {}),
         **judgement.details,
     }
@@ -340,10 +437,12 @@ def panel_score(
     judgements: list[tuple[str, Judgement]], aggregate: Aggregate, context: dict[str, Any]
 ) -> Score:
     """Combine a panel's judgements: mean (or median) of the judges that scored."""
-    per_judge = {name: judgement_metadata(j) | {"value": j.value} for name, j in judgements}
+    per_judge = {
+        name: judgement_metadata(j) | {"value": j.value, "raw": j.raw} for name, j in judgements
+    }
     values = [j.value for _, j in judgements if j.value is not None]
     metadata = {**context, "method": "panel", "aggregate": aggregate, "judges": per_judge}
-    explanation = "; ".join(f"{name}: {_explain(j)}" for name, j in judgements)
+    explanation = "; ".join(f"{markdown_text(name)}: {_explain(j)}" for name, j in judgements)
     if not values:
         return Score.unscored(
             reason="grader_failed", explanation="no judge scored: " + explanation, metadata=metadata

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inspect_ai.model import ChatMessageUser
+from inspect_ai.model import ChatMessageUser, ModelOutput
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ._rubric import render_dialog, render_prompt, turns_from_messages
@@ -31,5 +31,33 @@ def empathy_prompt(cot: bool = False) -> Solver:
         if notes:
             state.metadata["render_notes"] = notes
         return state
+
+    return solve
+
+
+@solver
+def judge_generate() -> Solver:
+    """``generate()`` for judge mode, where a judge that answered is final.
+
+    A provider answer that Inspect cannot read as a completion (an HTTP 200 with
+    ``choices: []`` or ``message: null``) becomes an output with no completion,
+    which the scorer leaves unscored with the reason, instead of a sample error
+    that ``eval-retry`` would send to the judge again. Transport and API errors
+    (raised after Inspect's retries) stay errors.
+    """
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        try:
+            return await generate(state)
+        except (IndexError, AttributeError, KeyError, TypeError) as ex:
+            state.output = ModelOutput(
+                model=str(state.model),
+                choices=[],
+                error=(
+                    "the judge answered with no completion that could be read "
+                    f"({type(ex).__name__}: {str(ex)[:120]})"
+                ),
+            )
+            return state
 
     return solve

@@ -5,18 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from inspect_ai import Task, task
-from inspect_ai._util.error import PrerequisiteError
+from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import Dataset
 from inspect_ai.model import ChatMessageSystem, ModelRole, model_roles
-from inspect_ai.model._model import active_model
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
-from ._geval import DEFAULT_SAMPLES, Method, method_config
+from ._compat import PrerequisiteError, active_model
+from ._geval import DEFAULT_SAMPLES, MIN_PARSED, Method, check_method, method_config
 from .dataset import DatasetError, OnInvalid, load_dialogs, skipped_summary
-from .metrics import response_metrics
-from .scorer import Aggregate, empathy_scorer, missing_grader_message
-from .solver import empathy_prompt
+from .reducer import empathy_mean
+from .scorer import Aggregate, LowMass, empathy_scorer, missing_grader_message
+from .solver import empathy_prompt, judge_generate
 
 
 @task
@@ -30,6 +29,8 @@ def empathy(
     on_invalid: OnInvalid | None = None,
     max_turns: int | None = None,
     input: Literal["dialog", "prompt"] = "dialog",
+    low_mass: LowMass = "keep",
+    min_parsed: float = MIN_PARSED,
 ) -> Task:
     """Judge mode: the model under evaluation rates each dialog's last bot reply (1-5).
 
@@ -49,7 +50,11 @@ def empathy(
         viewer shows the conversation) and the `empathy_prompt` solver swaps in
         the rubric prompt; ``prompt``: the input is the rubric prompt itself, for
         large runs (less per-sample work in Inspect; the same prompt and scores).
+      low_mass: ``keep`` or ``unscored``: logprobs scores whose score tokens held
+        under half the probability (always counted in the ``low_mass`` metric).
+      min_parsed: ``samples``: least share of the samples that must hold a score.
     """
+    check_options(method, samples, low_mass, min_parsed)
     if input not in ("dialog", "prompt"):
         raise PrerequisiteError(f"input must be 'dialog' or 'prompt', not {input!r}")
     data = load_dialogs(
@@ -58,9 +63,17 @@ def empathy(
     prompted = input == "prompt"
     return Task(
         dataset=data.as_prompts(cot) if prompted else data,
-        solver=[generate()] if prompted else [empathy_prompt(cot=cot), generate()],
-        scorer=empathy_scorer(method=method, samples=samples, cot=cot, from_output=True),
-        config=method_config(method, samples),
+        solver=[judge_generate()] if prompted else [empathy_prompt(cot=cot), judge_generate()],
+        scorer=empathy_scorer(
+            method=method,
+            samples=samples,
+            cot=cot,
+            from_output=True,
+            low_mass=low_mass,
+            min_parsed=min_parsed,
+        ),
+        config=method_config(method, samples, cot),
+        epochs=Epochs(1, empathy_mean()),
         metadata={
             "mode": "judge",
             "method": method,
@@ -69,6 +82,18 @@ def empathy(
             "dataset": skipped_summary(data),
         },
     )
+
+
+def check_options(method: str, samples: int, low_mass: str, min_parsed: float) -> None:
+    """Refuse bad scoring options with one plain line (no traceback)."""
+    try:
+        check_method(method, samples)
+    except ValueError as ex:
+        raise PrerequisiteError(f"-T {ex}") from None
+    if low_mass not in ("keep", "unscored"):
+        raise PrerequisiteError(f"-T low_mass must be 'keep' or 'unscored', not {low_mass!r}")
+    if isinstance(min_parsed, bool) or not 0.0 <= float(min_parsed) <= 1.0:
+        raise PrerequisiteError(f"-T min_parsed must be between 0 and 1, not {min_parsed!r}")
 
 
 GRADER_ROLE = "grader"
@@ -92,6 +117,8 @@ def empathy_response(
     format: str | None = None,
     on_invalid: OnInvalid | None = None,
     max_turns: int | None = None,
+    low_mass: LowMass = "keep",
+    min_parsed: float = MIN_PARSED,
 ) -> Task:
     """Response mode: the model under evaluation writes the reply; a grader rates it (1-5).
 
@@ -117,7 +144,11 @@ def empathy_response(
       on_invalid: ``fail`` (default) on any invalid record, or ``skip`` them (counted in
         the log); a spec file's own ``on_invalid`` applies when this is not given.
       max_turns: Keep only the last N turns of each dialog (with a marker).
+      low_mass: ``keep`` or ``unscored``: logprobs scores whose score tokens held
+        under half the probability (always counted in the ``low_mass`` metric).
+      min_parsed: ``samples``: least share of the samples that must hold a score.
     """
+    check_options(grader_method, samples, low_mass, min_parsed)
     if not self_grading and grader_unbound_now(GRADER_ROLE):
         raise PrerequisiteError(missing_grader_message(GRADER_ROLE, SELF_GRADING_HINT))
     data = load_dialogs(
@@ -145,8 +176,11 @@ def empathy_response(
             cot=cot,
             model_role=ModelRole(GRADER_ROLE, required=not self_grading),
             aggregate=aggregate,
+            low_mass=low_mass,
+            min_parsed=min_parsed,
+            group_by=group_by,
         ),
-        metrics=response_metrics(group_by),
+        epochs=Epochs(1, empathy_mean()),
         metadata={
             "mode": "response",
             "grader_method": grader_method,

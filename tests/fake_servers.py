@@ -23,6 +23,7 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from typing import Any, Literal
 
 Kind = Literal["openai", "anthropic"]
@@ -55,6 +56,8 @@ class Reply:
       refusal: Answer with a refusal instead of content.
       stream_error: On a streamed (Anthropic) answer, an ``error`` event of this type
         (e.g. ``overloaded_error``) after ``message_start``, instead of the answer.
+      respond: Builds the whole JSON answer from the request body (e.g. a provider that
+        ignores ``n`` or honours ``seed``, or a payload with hand-made tokens).
     """
 
     status: int = 200
@@ -67,6 +70,7 @@ class Reply:
     logprobs: bool = True
     refusal: str | None = None
     stream_error: str | None = None
+    respond: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
 
 @dataclass
@@ -105,6 +109,9 @@ class FakeServer:
         self.requests: list[Request] = []
         self.unknown: list[str] = []
         self.default_score = DEFAULT_SCORE
+        self.in_flight = 0
+        self.max_in_flight = 0
+        """Most judge requests the server was answering at one time."""
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._httpd = _HTTPServer(("127.0.0.1", 0), _handler_for(self))
@@ -147,6 +154,7 @@ class FakeServer:
             self.rules.clear()
             self.requests.clear()
             self.unknown.clear()
+            self.max_in_flight = 0
         self.default_score = DEFAULT_SCORE
 
     def count(self, containing: str | None = None) -> int:
@@ -188,6 +196,8 @@ class FakeServer:
     def answer(self, body: dict[str, Any], reply: Reply | None) -> dict[str, Any]:
         """The JSON answer to a judge request."""
         reply = reply or Reply()
+        if reply.respond is not None:
+            return reply.respond(body)
         n = int(body.get("n") or 1) if self.kind == "openai" else 1
         if reply.texts:
             texts = [reply.texts[i % len(reply.texts)] for i in range(n)]
@@ -393,6 +403,16 @@ def _handler_for(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                 self._send(400, json.dumps(error_body(server.kind, 400)).encode())
                 return
             reply = server._take(self.path, body)
+            with server._lock:
+                server.in_flight += 1
+                server.max_in_flight = max(server.max_in_flight, server.in_flight)
+            try:
+                self._answer(body, raw, reply)
+            finally:
+                with server._lock:
+                    server.in_flight -= 1
+
+        def _answer(self, body: dict[str, Any], raw: bytes, reply: Reply | None) -> None:
             if reply is not None and reply.delay and server._stopping.wait(reply.delay):
                 return
             if reply is not None and reply.reset:

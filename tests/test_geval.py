@@ -13,76 +13,25 @@ from inspect_ai.model import (
 )
 
 from inspect_empathy._geval import (
-    ScoreParseError,
     expected_score,
     judge_output,
     logprob_distribution,
     method_config,
-    parse_score,
     token_score,
 )
 
-VALID = [
-    ("4", 4),
-    ("4.", 4),
-    (" 4 ", 4),
-    ("\n\n4\n", 4),
-    ("Score: 4", 4),
-    ("score:4", 4),
-    ("**4**", 4),
-    ("**Score:** 3", 3),
-    ("4/5", 4),
-    ("4 / 5", 4),
-    ("Rating: 4 out of 5", 4),
-    ("Empathetical responding (1-5): 2", 2),
-    ("1", 1),
-    ("5", 5),
-    ("5.0", 5),
-    ("3\n\nThe reply acknowledges the loss but moves on quickly.", 3),
-]
-
-INVALID = [
-    ("", "empty"),
-    ("   \n ", "empty"),
-    ("0", "outside 1-5"),
-    ("6", "outside 1-5"),
-    ("10/10", "no single score"),
-    ("4.5", "not a whole number"),
-    ("3 or 4", "no single score"),
-    ("3-4", "no single score"),
-    ("Score: 4/10", "no single score"),
-    ("I cannot rate this conversation.", "no score"),
-    ("The response is empathetic.", "no score"),
-    ("-2", "no single score"),
-]
-
-
-@pytest.mark.parametrize(("text", "score"), VALID)
-def test_parse_accepts_what_judges_write(text: str, score: int) -> None:
-    assert parse_score(text).score == score
-
-
-@pytest.mark.parametrize(("text", "reason"), INVALID)
-def test_parse_refuses_ambiguous_or_out_of_range(text: str, reason: str) -> None:
-    with pytest.raises(ScoreParseError, match=reason):
-        parse_score(text)
-
-
-def test_cot_reads_the_last_line() -> None:
-    text = "The user is grieving; 2 of the steps are met.\nScore: 4"
-    assert parse_score(text, cot=True).score == 4
-    with pytest.raises(ScoreParseError):
-        parse_score(text, cot=False)  # first line holds no single score
-
-
-def test_parse_reports_offset_of_the_score() -> None:
-    text = "Reasoning here.\nScore: 4/5"
-    match = parse_score(text, cot=True)
-    assert text[match.start] == "4"
-
-
 @pytest.mark.parametrize(
-    ("token", "score"), [("4", 4), (" 4", 4), ("**4", 4), ("4.", 4), ("45", None), ("a", None)]
+    ("token", "score"), [
+        ("4", 4),
+        (" 4", 4),
+        ("**4", 4),
+        ("4.", 4),
+        ("４", 4),
+        ("45", None),
+        ("a", None),
+        (" four", None),
+        ("10", None),
+    ]
 )
 def test_token_score(token: str, score: int | None) -> None:
     assert token_score(token) == score
@@ -208,3 +157,9 @@ def test_method_config() -> None:
         method_config("vibes")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="samples"):
         method_config("samples", 0)
+
+
+def test_every_method_bounds_the_output() -> None:
+    for method in ("auto", "logprobs", "samples", "parse"):
+        assert method_config(method).max_tokens == 8  # type: ignore[arg-type]
+        assert method_config(method, cot=True).max_tokens == 512  # type: ignore[arg-type]

@@ -1,0 +1,228 @@
+"""Reading a judge's 1-5 score from its text: candidates, labels, and the one score (if any).
+
+The rule: after the rubric's own scale ("(1-5)", "1 to 5", "/5", "out of 5") and list
+numbering are set aside, an answer holds one score when all its candidate scores agree,
+or when the ones plainly labelled as the overall score (``Score:``, ``Overall:``,
+``Final score:``, the rubric's ``Empathetical responding:``) agree. Sub-scores
+(``Relevance: 5``, ``Tone Matching: 4``) are never the score. Several different
+candidates are ambiguous. The full accept/refuse table is in docs/scoring.md.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+SCORES: tuple[int, ...] = (1, 2, 3, 4, 5)
+
+LabelKind = Literal["overall", "aspect", "none"]
+
+
+class ScoreParseError(ValueError):
+    """A judge's output holds no single valid 1-5 score."""
+
+
+@dataclass(frozen=True)
+class ScoreMatch:
+    """A score found in a judge's output and where it stands in the text.
+
+    ``start``/``end`` delimit the characters that wrote it; ``word`` is True when it
+    was written as a word ("Four"), which no score token's logprobs can weigh.
+    """
+
+    score: int
+    start: int
+    end: int
+    word: bool = False
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    text: str
+    value: float
+    start: int
+    end: int
+    line: int
+    label: LabelKind
+    word: bool
+
+
+FULLWIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
+_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+_MARKUP = re.compile(r"[*_`#>|\[\]]")
+_DASH = r"(?:-|–|—|‐|‑|to)"
+# the rubric's own scale, however the judge repeats it; replaced by spaces (offsets kept)
+_SCALE = re.compile(
+    rf"\(\s*1\s*{_DASH}\s*5\s*\)"  # (1-5), (1–5), (1 to 5)
+    rf"|(?<![\w.])1\s*{_DASH}\s*5(?!\w|\.\d)"  # 1-5, 1 to 5
+    r"|(?<=\d)\s*/\s*5(?:\.0)?(?!\w|\.\d)"  # 4/5
+    r"|\bout\s+of\s+5(?:\.0)?(?!\w|\.\d)",  # 4 out of 5
+    re.IGNORECASE,
+)
+_OTHER_SCALE = re.compile(r"\s*(?:/\s*|out\s+of\s+)(\d+(?:\.\d+)?)", re.IGNORECASE)
+_CANDIDATE = re.compile(
+    r"(?<![\w./])(?<!/\s)(?P<neg>(?<![\w)])-)?(?P<num>\d+(?:\.\d+)?)(?!\w)"
+    r"|\b(?P<word>one|two|three|four|five)\b",
+    re.IGNORECASE,
+)
+# "1. Read the ...", "2) ...": a list item's number, at the start of a line
+_ENUMERATOR = re.compile(r"^\s*(?:[-•]\s*)?\d+[.)](?=\s|$)")
+_LABEL = re.compile(r"([A-Za-z][\w /&()'’,\-]{0,60}?)\s*[:=]\s*$")
+_SCORE_IS = re.compile(r"\b(?:score|rating)\s+(?:is|of|would\s+be)\s+(?:an?\s+)?$", re.IGNORECASE)
+_OVERALL = re.compile(r"\b(?:overall|final|total)\b", re.IGNORECASE)
+_ASPECT = re.compile(
+    r"relevan|tone|supportive|understanding|constructive|emotion|step", re.IGNORECASE
+)
+_SCORE_WORD = re.compile(
+    r"\b(?:score|rating|rate|empathetical|empathetic|empathy|evaluation\s+form)\b", re.IGNORECASE
+)
+
+
+def _blank(text: str, pattern: re.Pattern[str]) -> str:
+    return pattern.sub(lambda m: " " * len(m.group()), text)
+
+
+def _lines(text: str) -> list[tuple[int, str]]:
+    """Each line of ``text`` with its offset."""
+    result, offset = [], 0
+    for line in text.split("\n"):
+        result.append((offset, line))
+        offset += len(line) + 1
+    return result
+
+
+def _label_kind(label: str) -> LabelKind:
+    if _OVERALL.search(label):
+        return "overall"
+    if _ASPECT.search(label):
+        return "aspect"
+    if _SCORE_WORD.search(label):
+        return "overall"
+    return "none"
+
+
+def _label_before(prefix: str, line_above: str | None) -> LabelKind:
+    """The kind of label right before a candidate (or alone on the line above it)."""
+    if _SCORE_IS.search(prefix):
+        return "overall"
+    match = _LABEL.search(prefix)
+    if match:
+        return _label_kind(match.group(1))
+    if not prefix.strip() and line_above is not None:
+        above = _LABEL.fullmatch(line_above.strip())
+        if above:
+            return _label_kind(above.group(1))
+    return "none"
+
+
+def clean_text(text: str) -> str:
+    """The text as candidates are read from it: full-width digits as ASCII, markup and
+    the rubric's own scale blanked; same length, so offsets hold."""
+    return _blank(_blank(text.translate(FULLWIDTH_DIGITS), _MARKUP), _SCALE)
+
+
+def _candidates(clean: str, text: str, cot: bool) -> list[_Candidate]:
+    """Every number (and number word) that could be the score, with its label kind."""
+    lines = _lines(clean)
+    enumerated = sum(1 for _, line in lines if _ENUMERATOR.match(line))
+    found: list[_Candidate] = []
+    above: str | None = None
+    for index, (offset, line) in enumerate(lines):
+        if not line.strip():
+            continue
+        begin = 0
+        item = _ENUMERATOR.match(line)
+        # a list's numbering is never a score; nor a bare "3." in a reasoned answer
+        if item and (enumerated >= 2 or (cot and not line[item.end() :].strip())):
+            begin = item.end()
+        segment = begin
+        for m in _CANDIDATE.finditer(line, begin):
+            if m.group("word"):
+                value = float(_WORDS[m.group("word").lower()])
+            else:
+                value = float(m.group("num")) * (-1 if m.group("neg") else 1)
+            found.append(
+                _Candidate(
+                    text=text[offset + m.start() : offset + m.end()],
+                    value=value,
+                    start=offset + m.start(),
+                    end=offset + m.end(),
+                    line=index,
+                    label=_label_before(line[segment : m.start()], above),
+                    word=bool(m.group("word")),
+                )
+            )
+            segment = m.end()
+        above = line
+    return found
+
+
+def _one_value(cands: list[_Candidate], what: str) -> _Candidate:
+    values = sorted({c.value for c in cands})
+    if len(values) > 1:
+        shown = ", ".join(f"{v:g}" for v in values)
+        raise ScoreParseError(f"several different {what} ({shown}): ambiguous")
+    return cands[0]
+
+
+def _valid(chosen: _Candidate, clean: str) -> ScoreMatch:
+    other = _OTHER_SCALE.match(clean, chosen.end)
+    if other:
+        raise ScoreParseError(
+            f"{chosen.text}{other.group()} is a score on another scale, not 1-5"
+        )
+    if not float(chosen.value).is_integer():
+        raise ScoreParseError(f"score {chosen.text} is not a whole number from 1 to 5")
+    if int(chosen.value) not in SCORES:
+        raise ScoreParseError(f"score {chosen.text} is outside 1-5")
+    return ScoreMatch(score=int(chosen.value), start=chosen.start, end=chosen.end, word=chosen.word)
+
+
+def _choose(cands: list[_Candidate]) -> _Candidate:
+    """The one score among candidates: the overall ones if any are labelled so, else all
+    that are not sub-scores; digits before number words."""
+    digits = [c for c in cands if not c.word]
+    pool = digits or cands
+    overall = [c for c in pool if c.label == "overall"]
+    if overall:
+        return _one_value(overall, "overall scores")
+    plain = [c for c in pool if c.label != "aspect"]
+    if not plain:
+        shown = ", ".join(repr(c.text) for c in pool[:4])
+        raise ScoreParseError(f"only sub-scores ({shown}), no overall score")
+    return _one_value(plain, "candidate scores")
+
+
+def parse_score(text: str, cot: bool = False) -> ScoreMatch:
+    """Find the judge's 1-5 score in its output.
+
+    Score-only output: the one score in the whole answer ("4", "Score: 4",
+    "4 - strong empathy", "I'd give it a 4.", "Relevance: 5 ... Overall: 4").
+    With ``cot``: the score on the last non-empty line (or, if that line holds
+    none, the one ``Score:``-labelled value in the answer); other numbers in the
+    reasoning are not candidates. Anything ambiguous, fractional, on another
+    scale or outside 1-5 raises `ScoreParseError`.
+    """
+    if not text.strip():
+        raise ScoreParseError("empty output: no score")
+    clean = clean_text(text)
+    cands = _candidates(clean, text, cot)
+    if not cot:
+        if not cands:
+            raise ScoreParseError(f"no score in the answer: {text.strip()[:80]!r}")
+        return _valid(_choose(cands), clean)
+    lines = _lines(text)
+    final = max(i for i, (_, line) in enumerate(lines) if line.strip())
+    last_line = lines[final][1].strip()
+    on_last = [c for c in cands if c.line == final]
+    if on_last:
+        if all(c.label == "aspect" for c in on_last):
+            raise ScoreParseError(
+                f"the last line is a sub-score ({last_line[:60]!r}), not the overall score"
+            )
+        return _valid(_choose(on_last), clean)
+    labelled = [c for c in cands if c.label == "overall" and not c.word]
+    if labelled:
+        return _valid(_one_value(labelled, "overall scores"), clean)
+    raise ScoreParseError(f"no score on the last line: {last_line[:80]!r}")

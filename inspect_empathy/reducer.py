@@ -1,0 +1,103 @@
+"""The epoch reducer that keeps every epoch's judgement (Inspect's keep the first's metadata)."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from typing import Any
+
+from inspect_ai.scorer import Score, ScoreReducer, score_reducer
+
+from .metrics import EPOCHS_KEY
+
+
+def _scored(score: Score) -> bool:
+    return not (isinstance(score.value, float) and math.isnan(score.value))
+
+
+def _judges(scores: list[Score]) -> dict[str, dict[str, Any]] | None:
+    """A panel's per-judge results over epochs: every epoch's value, and their mean."""
+    panels = [(s.metadata or {}).get("judges") for s in scores]
+    if not any(isinstance(p, dict) for p in panels):
+        return None
+    first = next(p for p in panels if isinstance(p, dict))
+    judges: dict[str, dict[str, Any]] = {}
+    names = list(dict.fromkeys(n for p in panels if isinstance(p, dict) for n in p))
+    for name in names:
+        values = [
+            (p.get(name) or {}).get("value") if isinstance(p, dict) else None for p in panels
+        ]
+        present = [float(v) for v in values if v is not None]
+        judges[name] = {
+            **(first.get(name) or {}),
+            "value": statistics.fmean(present) if present else None,
+            "epoch_values": values,
+        }
+    return judges
+
+
+def _mean_distribution(scores: list[Score]) -> dict[str, float] | None:
+    distributions = [
+        d for s in scores if isinstance(d := (s.metadata or {}).get("distribution"), dict)
+    ]
+    if not distributions:
+        return None
+    keys = sorted({k for d in distributions for k in d})
+    return {k: round(statistics.fmean(d.get(k, 0.0) for d in distributions), 6) for k in keys}
+
+
+@score_reducer(name="empathy_mean")
+def empathy_mean() -> ScoreReducer:
+    """Mean of the scored epochs, keeping what each epoch's judgement was.
+
+    The reduced Score's metadata lists every epoch (value, method, unscored
+    reason), averages the score distributions, and for a panel keeps each judge's
+    value in every epoch (``epoch_values``) with their mean, so per-judge metrics
+    (`judge_means`, `judge_agreement`) cover every epoch. A sample no epoch
+    scored stays unscored, with each epoch's reason.
+    """
+
+    def reduce(scores: list[Score]) -> Score:
+        if len(scores) == 1:
+            return scores[0]
+        scored = [s for s in scores if _scored(s)]
+        base = dict((scored or scores)[0].metadata or {})
+        base[EPOCHS_KEY] = [
+            {
+                "value": s.value if _scored(s) else None,
+                "method": (s.metadata or {}).get("method"),
+                **(
+                    {"unscored_reason": (s.metadata or {}).get("unscored_reason")}
+                    if not _scored(s)
+                    else {}
+                ),
+            }
+            for s in scores
+        ]
+        judges = _judges(scores)
+        if judges is not None:
+            base["judges"] = judges
+        if not scored:
+            return Score.unscored(
+                reason=scores[0].reason,
+                answer=scores[0].answer,
+                explanation=f"unscored in all {len(scores)} epochs: {scores[0].explanation}",
+                metadata=base,
+            )
+        values = [s.as_float() for s in scored]
+        value = statistics.fmean(values)
+        distribution = _mean_distribution(scored)
+        if distribution is not None:
+            base["distribution"] = distribution
+        shown = ", ".join(f"{v:.3f}" for v in values)
+        return Score(
+            value=value,
+            answer=scored[0].answer,
+            explanation=(
+                f"mean of {len(scored)} of {len(scores)} epochs ({shown}) = {value:.3f}; "
+                f"first: {scored[0].explanation}"
+            ),
+            metadata=base,
+        )
+
+    return reduce

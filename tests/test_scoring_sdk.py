@@ -1,0 +1,443 @@
+"""Scores that hold up on real judge output, through the real SDKs and fake servers.
+
+Each case is one dialog whose judge answer is a hand-made provider payload: tokens that do
+not spell the text (U+FFFD or ``bytes:`` escapes for split characters), leading-space and
+split-digit tokens, ``length`` stop reasons, sub-scores, empty ``choices``, malformed
+logprobs. The whole table runs in one judge-mode eval per answer style through Inspect's
+``openai/...`` provider (and a few through ``anthropic/...``), and every sample must end with
+the expected value or be unscored with the expected reason.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_servers import FakeServer, Reply
+from inspect_ai import eval
+from inspect_ai.log import EvalLog, EvalSample, read_eval_log
+
+from inspect_empathy.tasks import empathy
+
+OPENAI = "openai/gpt-4o-mini"
+ANTHROPIC = "anthropic/claude-haiku-4-5"
+
+pytestmark = pytest.mark.usefixtures("quick_backoff")
+
+
+def tok(
+    text: str,
+    top: dict[str, float] | None = None,
+    raw: bytes | None = None,
+    no_bytes: bool = False,
+    logprob: float | None = None,
+) -> dict[str, Any]:
+    """One logprob token; ``top`` gives alternatives as probabilities (the token's own
+    logprob comes from it unless given); ``raw`` its bytes where they differ from the
+    string; ``no_bytes`` leaves ``bytes`` out, as servers that send U+FFFD do."""
+    top = top or {text: 0.99}
+    own = logprob if logprob is not None else math.log(top.get(text, 0.99))
+    return {
+        "token": text,
+        "logprob": own,
+        "bytes": None if no_bytes else list(raw if raw is not None else text.encode()),
+        "top_logprobs": [
+            {"token": t, "logprob": math.log(p) if p > 0 else -1e9, "bytes": list(t.encode())}
+            for t, p in top.items()
+        ],
+    }
+
+
+def words(text: str) -> list[dict[str, Any]]:
+    """Tokens that spell ``text`` exactly, without score alternatives."""
+    import re
+
+    return [tok(t) for t in re.findall(r"\s*\S+|\s+", text)]
+
+
+def chat(
+    text: str | None,
+    tokens: list[dict[str, Any]] | None,
+    finish: str = "stop",
+    choices: list[dict[str, Any]] | None = None,
+) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A chat.completion answer (one choice) with the given tokens and stop reason."""
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        message = None if text is None else {"role": "assistant", "content": text}
+        choice = {
+            "index": 0,
+            "message": message,
+            "finish_reason": finish,
+            "logprobs": {"content": tokens, "refusal": None} if tokens is not None else None,
+        }
+        return {
+            "id": "chatcmpl-case",
+            "object": "chat.completion",
+            "created": 1700000000,
+            "model": body.get("model", "fake"),
+            "choices": [choice] if choices is None else choices,
+            "usage": {"prompt_tokens": 100, "completion_tokens": 3, "total_tokens": 103},
+        }
+
+    return respond
+
+
+CURLY = "’".encode()  # e2 80 99
+EN_DASH = "–".encode()  # e2 80 93
+
+
+def cot_curly(style: str) -> list[dict[str, Any]]:
+    """"The user’s loss; a 4 step plan.\\nScore: 4", the curly quote split in two tokens."""
+    if style == "fffd":
+        quote = [tok("\ufffd", no_bytes=True), tok("\ufffd", no_bytes=True)]
+    elif style == "escape":
+        quote = [tok("bytes:\\xe2\\x80", no_bytes=True), tok("bytes:\\x99", no_bytes=True)]
+    else:
+        quote = [tok("bytes:\\xe2\\x80", raw=CURLY[:2]), tok("bytes:\\x99", raw=CURLY[2:])]
+    return [
+        tok("The"),
+        tok(" user"),
+        *quote,
+        tok("s"),
+        tok(" loss"),
+        tok(";"),
+        tok(" a"),
+        tok(" 4", {" 4": 0.5, " 3": 0.5}),
+        tok(" step"),
+        tok(" plan"),
+        tok(".\n"),
+        tok("Score"),
+        tok(":"),
+        tok(" 4", {" 4": 0.65, " 5": 0.35}),
+    ]
+
+
+COT_CURLY_TEXT = "The user’s loss; a 4 step plan.\nScore: 4"
+DASH_TEXT = "Empathetical responding (1–5): 5"
+DASH_TOKENS = [
+    tok("Emp"),
+    tok("athetical"),
+    tok(" responding"),
+    tok(" ("),
+    tok("1"),
+    tok("\ufffd", no_bytes=True),
+    tok("\ufffd", no_bytes=True),
+    tok("5", {"5": 0.9, "4": 0.1}),
+    tok("):"),
+    tok(" 5", {" 5": 0.6, " 4": 0.4}),
+]
+SUBSCORES = "Relevance: 5\nTone Matching: 4\nOverall: 4"
+SUBSCORE_TOKENS = [
+    tok("Relevance"),
+    tok(":"),
+    tok(" 5", {" 5": 0.9, " 4": 0.1}),
+    tok("\n"),
+    tok("Tone"),
+    tok(" Matching"),
+    tok(":"),
+    tok(" 4", {" 4": 0.5, " 5": 0.5}),
+    tok("\n"),
+    tok("Overall"),
+    tok(":"),
+    tok(" 4", {" 4": 0.7, " 3": 0.3}),
+]
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    respond: Callable[[dict[str, Any]], dict[str, Any]]
+    expect: float | str
+    """The score, or a piece of the unscored reason."""
+    cot: bool = False
+    method: str | None = None
+    """Expected scoring method (for scored cases)."""
+    flag: str | None = None
+    """A metadata key the score must carry (e.g. ``low_mass``, ``logprobs_unavailable``)."""
+
+
+SCORE_ONLY = [
+    Case("dash_ufffd", chat(DASH_TEXT, DASH_TOKENS), 4.6, method="logprobs"),
+    Case("subscores_overall", chat(SUBSCORES, SUBSCORE_TOKENS), 3.7, method="logprobs"),
+    Case(
+        "subscores_only",
+        chat("Relevance: 5\nTone Matching: 4", words("Relevance: 5\nTone Matching: 4")),
+        "only sub-scores",
+    ),
+    Case("score_twice", chat("Score: 3\nScore: 4", words("Score: 3\nScore: 4")), "ambiguous"),
+    Case(
+        "split_digits_10",
+        chat("Score: 10", [tok("Score"), tok(":"), tok(" 1", {" 1": 0.9}), tok("0")]),
+        "outside 1-5",
+    ),
+    Case(
+        "leading_space",
+        chat("Score: 4", [tok("Score"), tok(":"), tok(" 4", {" 4": 0.6, " 5": 0.2, " 3": 0.2})]),
+        4.0,
+        method="logprobs",
+    ),
+    Case(
+        "full_width_alternatives",
+        chat("4", [tok("4", {"4": 0.5, "４": 0.25, "5": 0.25})]),
+        4.25,
+        method="logprobs",
+    ),
+    Case(
+        "logprob_1000",
+        chat("4", [tok("4", {"4": 0.5, "3": 0.5}, logprob=1000.0)]),
+        4.0,
+        method="parse",
+        flag="logprobs_unavailable",
+    ),
+    Case(
+        "logprob_nan",
+        chat("4", [tok("4", {"4": 0.5}, logprob=float("nan"))]),
+        4.0,
+        method="parse",
+        flag="logprobs_unavailable",
+    ),
+    Case(
+        "low_mass",
+        chat("4", [tok("4", {"The": 0.9, "4": 0.01, "3": 0.005})]),
+        (4 * 0.01 + 3 * 0.005) / 0.015,
+        method="logprobs",
+        flag="low_mass",
+    ),
+    Case(
+        "cut_after_digit",
+        chat("Score: 1", words("Score: 1"), finish="length"),
+        "cut off by max_tokens right after",
+    ),
+    Case(
+        "cut_after_text",
+        chat("4\n\nThe reply", [tok("4", {"4": 0.8, "5": 0.2}), *words("\n\nThe reply")], "length"),
+        4.2,
+        method="logprobs",
+    ),
+    Case("cut_before_output", chat("", [], finish="length"), "before any output"),
+    Case(
+        "word_score",
+        chat("Four", [tok("Four")]),
+        4.0,
+        method="parse",
+        flag="logprobs_unavailable",
+    ),
+    Case(
+        "unalignable",
+        chat("4", [tok("X"), tok("Y")]),
+        4.0,
+        method="parse",
+        flag="logprobs_unavailable",
+    ),
+    Case(
+        "echo_form",
+        chat(
+            "Evaluation Form (return score ONLY): 4",
+            [*words("Evaluation Form (return score ONLY):"), tok(" 4", {" 4": 0.9, " 5": 0.1})],
+        ),
+        4.1,
+        method="logprobs",
+    ),
+    Case("empty_choices", chat("4", None, choices=[]), "no completion"),
+    Case("message_null", chat(None, None), "no completion"),
+]
+
+COT = [
+    Case("cot_curly_fffd", chat(COT_CURLY_TEXT, cot_curly("fffd")), 4.35, True, "logprobs"),
+    Case("cot_curly_bytes", chat(COT_CURLY_TEXT, cot_curly("bytes")), 4.35, True, "logprobs"),
+    Case("cot_curly_escape", chat(COT_CURLY_TEXT, cot_curly("escape")), 4.35, True, "logprobs"),
+    Case(
+        "cot_cut_aspect",
+        chat(
+            "Reasoning about tone.\nTone Matching: 2",
+            words("Reasoning about tone.\nTone Matching: 2"),
+            finish="length",
+        ),
+        "cut off by max_tokens before the score",
+        True,
+    ),
+    Case(
+        "cot_cut_score_line",
+        chat("Reasoning.\nScore: 4", words("Reasoning.\nScore: 4"), finish="length"),
+        "cut off by max_tokens before the score",
+        True,
+    ),
+    Case(
+        "cot_step_number",
+        chat("1. Read it.\n2. Emotion: sad.\n3.", words("1. Read it.\n2. Emotion: sad.\n3.")),
+        "no score on the last line",
+        True,
+    ),
+    Case(
+        "cot_subscore_last",
+        chat("Warm reply.\nTone Matching: 2", words("Warm reply.\nTone Matching: 2")),
+        "sub-score",
+        True,
+    ),
+]
+
+
+def write_dialogs(path: Path, names: list[str]) -> Path:
+    with path.open("w", encoding="utf-8") as f:
+        for name in names:
+            record = {
+                "id": name,
+                "turns": [
+                    {"role": "user", "content": f"Case {name}: I lost my job today."},
+                    {"role": "assistant", "content": "I'm so sorry. That is a hard blow."},
+                ],
+                "rating": 4,
+            }
+            f.write(json.dumps(record) + "\n")
+    return path
+
+
+def run_cases(
+    server: FakeServer, model: str, cases: list[Case], tmp_path: Path, **task_args: Any
+) -> dict[str, EvalSample]:
+    for case in cases:
+        server.script(Reply(respond=case.respond), when=f"Case {case.name}:")
+    data = write_dialogs(tmp_path / "dialogs.jsonl", [c.name for c in cases])
+    [log] = eval(
+        empathy(dataset=str(data), **task_args),
+        model=model,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        max_retries=1,
+        timeout=30,
+        fail_on_error=False,
+    )
+    assert log.location
+    log = read_eval_log(log.location)
+    assert log.samples is not None
+    samples = {str(s.id): s for s in log.samples}
+    assert sorted(samples) == sorted(c.name for c in cases)
+    return samples
+
+
+def check(samples: dict[str, EvalSample], cases: list[Case]) -> None:
+    problems = []
+    for case in cases:
+        sample = samples[case.name]
+        if sample.error is not None:
+            problems.append(f"{case.name}: errored: {sample.error.message[:200]}")
+            continue
+        score = sample.scores["empathy_scorer"]  # type: ignore[index]
+        value = score.value
+        unscored = isinstance(value, float) and math.isnan(value)
+        metadata = score.metadata or {}
+        if isinstance(case.expect, str):
+            reason = metadata.get("unscored_reason", "")
+            if not unscored or case.expect not in reason:
+                problems.append(f"{case.name}: expected unscored '{case.expect}', got {value} {reason!r}")
+            continue
+        if unscored or not math.isclose(float(value), case.expect, abs_tol=1e-6):  # type: ignore[arg-type]
+            problems.append(
+                f"{case.name}: expected {case.expect}, got {value} "
+                f"({metadata.get('unscored_reason') or score.explanation})"
+            )
+            continue
+        if case.method and metadata.get("method") != case.method:
+            problems.append(f"{case.name}: method {metadata.get('method')}, not {case.method}")
+        if case.flag and not metadata.get(case.flag):
+            problems.append(f"{case.name}: no {case.flag} in {sorted(metadata)}")
+    assert not problems, "\n".join(problems)
+
+
+def test_score_only_answers_through_the_openai_sdk(
+    openai_server: FakeServer, tmp_path: Path
+) -> None:
+    samples = run_cases(openai_server, OPENAI, SCORE_ONLY, tmp_path)
+    check(samples, SCORE_ONLY)
+    # a judge that answered is final: the empty answers were not asked again
+    assert openai_server.count("Case empty_choices:") == 1
+    assert openai_server.count("Case message_null:") == 1
+
+
+def test_reasoned_answers_through_the_openai_sdk(openai_server: FakeServer, tmp_path: Path) -> None:
+    samples = run_cases(openai_server, OPENAI, COT, tmp_path, cot=True)
+    check(samples, COT)
+
+
+def test_logprobs_method_leaves_unusable_logprobs_unscored(
+    openai_server: FakeServer, tmp_path: Path
+) -> None:
+    cases = [
+        Case("unalignable", chat("4", [tok("X"), tok("Y")]), "cannot be aligned"),
+        Case("word_score", chat("Four", [tok("Four")]), "written as a word"),
+        Case("logprob_nan", chat("4", [tok("4", {"4": 0.5}, logprob=float("nan"))]), "malformed"),
+        Case("subscores_overall", chat(SUBSCORES, SUBSCORE_TOKENS), 3.7, method="logprobs"),
+    ]
+    check(run_cases(openai_server, OPENAI, cases, tmp_path, method="logprobs"), cases)
+
+
+def test_low_mass_can_be_left_unscored(openai_server: FakeServer, tmp_path: Path) -> None:
+    cases = [
+        Case("low_mass", chat("4", [tok("4", {"The": 0.9, "4": 0.01, "3": 0.005})]), "low-mass"),
+        Case("healthy", chat("4", [tok("4", {"4": 0.9, "5": 0.1})]), 4.1, method="logprobs"),
+    ]
+    check(run_cases(openai_server, OPENAI, cases, tmp_path, low_mass="unscored"), cases)
+
+
+def anthropic_answer(text: str, stop: str = "end_turn") -> Callable[[dict[str, Any]], dict]:
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "id": "msg_case",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", "fake"),
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 100, "output_tokens": 3},
+        }
+
+    return respond
+
+
+def test_answers_through_the_anthropic_sdk(anthropic_server: FakeServer, tmp_path: Path) -> None:
+    cases = [
+        Case("subscores_overall", anthropic_answer(SUBSCORES), 4.0, method="parse"),
+        Case("score_twice", anthropic_answer("Score: 3\nScore: 4"), "ambiguous"),
+        Case("echo", anthropic_answer("Empathetical responding (1–5): 5"), 5.0, method="parse"),
+        Case("cut", anthropic_answer("Score: 1", "max_tokens"), "cut off by max_tokens"),
+        Case("strong", anthropic_answer("4 - strong empathy"), 4.0, method="parse"),
+    ]
+    check(run_cases(anthropic_server, ANTHROPIC, cases, tmp_path), cases)
+
+
+def test_default_output_bound_reaches_the_provider(
+    openai_server: FakeServer, tmp_path: Path
+) -> None:
+    cases = [Case("plain", chat("4", [tok("4", {"4": 0.9, "5": 0.1})]), 4.1)]
+    run_cases(openai_server, OPENAI, cases, tmp_path)
+    [request] = openai_server.requests
+    assert request.body.get("max_tokens") == 8 or request.body.get("max_completion_tokens") == 8
+    openai_server.clear()
+    cot = [Case("plain", chat("Fine.\nScore: 4", words("Fine.\nScore: 4")), 4.0, cot=True)]
+    (tmp_path / "cot").mkdir()
+    run_cases(openai_server, OPENAI, cot, tmp_path / "cot", cot=True)
+    body = openai_server.requests[0].body
+    assert 512 in (body.get("max_tokens"), body.get("max_completion_tokens"))
+
+
+def test_user_max_tokens_wins(openai_server: FakeServer, tmp_path: Path) -> None:
+    openai_server.script(Reply(respond=chat("4", [tok("4", {"4": 1.0})])))
+    data = write_dialogs(tmp_path / "d.jsonl", ["one"])
+    eval(
+        empathy(dataset=str(data)),
+        model=OPENAI,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        max_tokens=3,
+    )
+    body = openai_server.requests[0].body
+    assert 3 in (body.get("max_tokens"), body.get("max_completion_tokens"))
+
+
