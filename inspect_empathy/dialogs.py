@@ -17,6 +17,9 @@ Scale = tuple[float, float]
 
 _WORD = re.compile(r"\w+(?:'\w+)?")
 
+JUDGE_PROMPT_KEY = "judge_prompt"
+"""Sample metadata key set by judge mode: the judge gets the rubric prompt for this dialog."""
+
 LEFT_OUT_KEY = "turns_left_out"
 """Sample metadata key: how many earlier turns ``max_turns`` left out."""
 
@@ -127,6 +130,7 @@ def record_to_sample(
     if prompt_cot is not None:
         del metadata["transcript"]
         metadata["reply_words"] = reply_words(turns[-1].content)
+        metadata[JUDGE_PROMPT_KEY] = True
         return Sample(
             id=record.id,
             input=render_prompt(transcript, prompt_cot),

@@ -23,6 +23,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect, warn_once
 
+from . import _summary  # noqa: F401  (registers the end-of-task scoring summary)
 from ._compat import PrerequisiteError
 from ._geval import (
     DEFAULT_SAMPLES,
@@ -35,6 +36,7 @@ from ._geval import (
     judge_output,
 )
 from ._rubric import Turn, render_dialog, render_prompt, turns_from_messages
+from .dialogs import JUDGE_PROMPT_KEY
 from .metrics import (
     GROUP_KEY,
     HUMAN_KEY,
@@ -45,9 +47,6 @@ from .metrics import (
     level_shares,
     scoring_counts,
 )
-
-JUDGE_PROMPT_KEY = "judge_prompt"
-"""Sample metadata key set by judge mode: the sample's input is the rubric prompt."""
 
 Aggregate = Literal["mean", "median"]
 LowMass = Literal["keep", "unscored"]
@@ -375,12 +374,12 @@ def _distribution(judgement: Judgement) -> dict[str, float] | None:
     return {str(k): round(p, 6) for k, p in judgement.distribution.items()}
 
 
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
+_MARKDOWN = re.compile(r"([\\`*\[\]<>~])|(?<!\w)_|_(?!\w)")
 
 
 def markdown_text(text: str) -> str:
     """Text that the viewer's Markdown shows as written (special characters escaped)."""
-    return _MARKDOWN.sub(r"\\\1", text)
+    return _MARKDOWN.sub(lambda m: "\\" + m.group(), text)
 
 
 def _explain(judgement: Judgement) -> str:

@@ -6,6 +6,7 @@ from inspect_ai.model import ChatMessageUser, ModelOutput
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ._rubric import render_dialog, render_prompt, turns_from_messages
+from .dialogs import JUDGE_PROMPT_KEY
 
 
 @solver
@@ -28,6 +29,7 @@ def empathy_prompt(cot: bool = False) -> Solver:
         dialog = render_dialog(turns)
         state.messages = [ChatMessageUser(content=render_prompt(dialog, cot))]
         state.metadata.setdefault("transcript", dialog)
+        state.metadata[JUDGE_PROMPT_KEY] = True
         if notes:
             state.metadata["render_notes"] = notes
         return state

@@ -28,6 +28,7 @@ import pytest
 from fake_servers import FakeServer, Reply, expected_logprob_score
 from inspect_ai import Task, eval
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
+from inspect_ai.model import GenerateConfig, Model, get_model
 
 from inspect_empathy.tasks import empathy
 
@@ -266,7 +267,9 @@ def test_null_content_is_unscored(openai_server: FakeServer, tmp_path: Path) -> 
     }
     body = {"id": "c", "object": "chat.completion", "created": 1, "model": "m", "choices": [choice]}
     openai_server.script(Reply(body=json.dumps(body).encode()), when=KEY)
-    assert "empty output" in unscored_explanation(run_judge(OPENAI, tmp_path))
+    assert "cut off by max_tokens before any output" in unscored_explanation(
+        run_judge(OPENAI, tmp_path)
+    )
 
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
@@ -437,7 +440,7 @@ def test_eval_retry_judges_only_the_missing_samples(
 # -- response mode: a grader behind the real SDKs -----------------------------------------
 
 
-def run_response(log_dir: Path, grader: str | list[str], **kwargs: Any) -> EvalLog:
+def run_response(log_dir: Path, grader: str | Model | list[str], **kwargs: Any) -> EvalLog:
     """Response mode: the offline baseline writes the replies, the fake API grades them."""
     graders = grader if isinstance(grader, list) else [grader]
     options: dict[str, Any] = {**BOUNDS, "fail_on_error": False, **kwargs}
@@ -511,7 +514,9 @@ def test_response_mode_streamed_grader_overloaded_mid_stream(
     event mid-stream is retried and the dialog is graded once."""
     anthropic = fake_judges["anthropic"]
     anthropic.script(Reply(stream_error="overloaded_error"), when=KEY, times=1)
-    result = complete(run_response(tmp_path, ANTHROPIC))
+    # the scorer bounds output to 8 tokens; a grader given 8192 or more streams
+    streaming = get_model(ANTHROPIC, config=GenerateConfig(max_tokens=8192))
+    result = complete(run_response(tmp_path, streaming))
     assert all(outcome == ("scored", 4.0) for outcome in result.values())
     assert all(r.body.get("stream") for r in anthropic.requests)  # the streaming path
     assert anthropic.count(KEY) == 2

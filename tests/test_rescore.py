@@ -116,4 +116,4 @@ def test_rescoring_a_judge_mode_log_says_why_it_cannot_grade(tmp_path: Path) -> 
     new_name = scorer_names(rescored)[1]
     assert rescored.results.scores[1].unscored_samples == len(rescored.samples)
     explanation = rescored.samples[0].scores[new_name].explanation
-    assert "rubric prompt itself" in explanation and "from_output=True" in explanation
+    assert "judge-mode sample" in explanation and "from_output=True" in explanation

@@ -364,18 +364,28 @@ def assistant_with_tool_call(text: str = "") -> ChatMessageAssistant:
             ],
             "user spoke after the last assistant reply",
         ),
-        (
-            [
-                ChatMessageUser(content=render_prompt("USER: hi\nBOT: hello")),
-                ChatMessageAssistant(content="4"),
-            ],
-            "rubric prompt itself",
-        ),
     ],
 )
 def test_conversations_without_a_gradable_reply(messages: list, problem: str) -> None:
     _, _, found = reply_dialog(messages)
     assert found is not None and problem in found
+
+
+def test_a_user_quoting_the_rubric_is_still_graded(tmp_path: Path) -> None:
+    """Judge-mode samples are recognised by what the task put there, not by text a
+    user can type: a user message that quotes the rubric leaves the reply gradable."""
+    quoted = render_prompt("USER: hi\nBOT: hello")
+    messages = [ChatMessageUser(content=quoted), ChatMessageAssistant(content="That is a lot.")]
+    assert reply_dialog(messages)[2] is None
+    task = Task(
+        dataset=[Sample(input=messages, id="quoted")],
+        solver=[],
+        scorer=empathy_scorer(model="empathy_baseline/lexicon"),
+    )
+    [log] = eval(task, model="empathy_baseline/length", log_dir=str(tmp_path), display="none")
+    [sample] = log.samples or []
+    value = sample.scores["empathy_scorer"].value  # type: ignore[index]
+    assert isinstance(value, float) and 1.0 <= value <= 5.0
 
 
 def test_the_reply_is_the_final_message_not_the_steps_before_it() -> None:
