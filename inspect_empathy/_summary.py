@@ -12,8 +12,8 @@ import math
 import re
 from collections import Counter
 
-from inspect_ai.hooks import Hooks, TaskEnd, hooks
-from inspect_ai.log import EvalLog
+from inspect_ai.hooks import Hooks, SampleEnd, TaskEnd, hooks
+from inspect_ai.log import EvalLog, EvalSample
 
 logger = logging.getLogger("inspect_empathy")
 
@@ -26,20 +26,24 @@ def _reason_kind(reason: str) -> str:
     return _DETAIL.sub("", reason).strip() or reason.strip()
 
 
-def _unscored_reasons(log: EvalLog, scorer: str) -> Counter[str]:
-    reasons: Counter[str] = Counter()
-    for sample in log.samples or []:
-        score = (sample.scores or {}).get(scorer)
-        if score is None or not (isinstance(score.value, float) and math.isnan(score.value)):
+def unscored_reasons(sample: EvalSample) -> list[tuple[str, str]]:
+    """(scorer, reason kind) for each empathy scorer that left this sample unscored."""
+    found: list[tuple[str, str]] = []
+    for name, score in (sample.scores or {}).items():
+        if not name.endswith("empathy_scorer"):
             continue
-        metadata = score.metadata or {}
-        reason = metadata.get("unscored_reason") or score.explanation or "no reason recorded"
-        reasons[_reason_kind(str(reason))] += 1
-    return reasons
+        if not (isinstance(score.value, float) and math.isnan(score.value)):
+            continue
+        reason = (score.metadata or {}).get("unscored_reason") or score.explanation
+        found.append((name, _reason_kind(str(reason or "no reason recorded"))))
+    return found
 
 
-def summary_lines(log: EvalLog) -> list[str]:
-    """For each empathy scorer in the log's results with something to report: one line."""
+def summary_lines(log: EvalLog, reasons: Counter[tuple[str, str]] | None = None) -> list[str]:
+    """For each empathy scorer in the log's results with something to report: one line
+    (``reasons``: unscored reasons seen per scorer, else read from the log's samples)."""
+    if reasons is None:
+        reasons = Counter(r for sample in log.samples or [] for r in unscored_reasons(sample))
     lines: list[str] = []
     for result in (log.results.scores if log.results else []) or []:
         if not result.name.endswith("empathy_scorer") and result.scorer != "empathy_scorer":
@@ -50,19 +54,19 @@ def summary_lines(log: EvalLog) -> list[str]:
         flags = {f: int(metrics.get(f, 0)) for f in _FLAGS if metrics.get(f)}
         if not unscored and not flags:
             continue
-        methods = ", ".join(
-            f"{name.removeprefix('by_')} {int(value)}"
-            for name, value in metrics.items()
-            if name.startswith("by_") and value
+        by_method = sorted(
+            ((n.removeprefix("by_"), int(v)) for n, v in metrics.items() if n.startswith("by_")),
+            key=lambda item: -item[1],
         )
+        methods = ", ".join(f"{name} {count}" for name, count in by_method if count)
         line = f"{result.name}: {scored} of {scored + unscored} samples scored"
         if methods:
             line += f" ({methods})"
         if flags:
             line += "; " + ", ".join(f"{name} {count}" for name, count in flags.items())
         if unscored:
-            reasons = _unscored_reasons(log, result.name)
-            shown = "; ".join(f"{count} × {reason}" for reason, count in reasons.most_common(3))
+            mine = Counter({r: c for (n, r), c in reasons.items() if n == result.name})
+            shown = "; ".join(f"{count} × {reason}" for reason, count in mine.most_common(3))
             line += f"; {unscored} unscored" + (f": {shown}" if shown else "")
         lines.append(line)
     return lines
@@ -70,8 +74,17 @@ def summary_lines(log: EvalLog) -> list[str]:
 
 @hooks(name="inspect_empathy_summary", description="Scored/unscored counts of empathy scorers.")
 class ScoringSummary(Hooks):
-    """Prints `summary_lines` when a task ends."""
+    """Counts unscored reasons as samples end; prints `summary_lines` when a task ends."""
+
+    def __init__(self) -> None:
+        self._reasons: dict[str, Counter[tuple[str, str]]] = {}
+
+    async def on_sample_end(self, data: SampleEnd) -> None:
+        found = unscored_reasons(data.sample)
+        if found:
+            self._reasons.setdefault(data.eval_id, Counter()).update(found)
 
     async def on_task_end(self, data: TaskEnd) -> None:
-        for line in summary_lines(data.log):
+        reasons = self._reasons.pop(data.eval_id, None)
+        for line in summary_lines(data.log, reasons if reasons is not None else Counter()):
             logger.warning(line)

@@ -21,9 +21,9 @@ import socket
 import struct
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from collections.abc import Callable
 from typing import Any, Literal
 
 Kind = Literal["openai", "anthropic"]

@@ -20,6 +20,7 @@ from inspect_empathy._geval import (
     token_score,
 )
 
+
 @pytest.mark.parametrize(
     ("token", "score"), [
         ("4", 4),

@@ -20,8 +20,9 @@ from typing import Any
 import pytest
 from fake_servers import FakeServer, Reply
 from inspect_ai import eval
-from inspect_ai.log import EvalLog, EvalSample, read_eval_log
+from inspect_ai.log import EvalSample, read_eval_log
 
+from inspect_empathy import empathy_scorer
 from inspect_empathy.tasks import empathy
 
 OPENAI = "openai/gpt-4o-mini"
@@ -335,7 +336,7 @@ def check(samples: dict[str, EvalSample], cases: list[Case]) -> None:
         if isinstance(case.expect, str):
             reason = metadata.get("unscored_reason", "")
             if not unscored or case.expect not in reason:
-                problems.append(f"{case.name}: expected unscored '{case.expect}', got {value} {reason!r}")
+                problems.append(f"{case.name}: expected '{case.expect}', got {value} {reason!r}")
             continue
         if unscored or not math.isclose(float(value), case.expect, abs_tol=1e-6):  # type: ignore[arg-type]
             problems.append(
@@ -441,3 +442,227 @@ def test_user_max_tokens_wins(openai_server: FakeServer, tmp_path: Path) -> None
     assert 3 in (body.get("max_tokens"), body.get("max_completion_tokens"))
 
 
+
+
+# -- samples: top-ups and the minimum share ------------------------------------------------
+
+
+def one_choice_by_seed(body: dict[str, Any]) -> dict[str, Any]:
+    """A provider that ignores ``n`` and honours ``seed``: one answer, fixed by the seed."""
+    seed = body.get("seed")
+    text = str(1 + seed % 5) if isinstance(seed, int) else "3"
+    return chat(text, None)(body)
+
+
+def test_samples_top_ups_keep_settings_vary_the_seed_and_run_concurrently(
+    openai_server: FakeServer, tmp_path: Path
+) -> None:
+    openai_server.script(Reply(respond=one_choice_by_seed, delay=0.3))
+    data = write_dialogs(tmp_path / "d.jsonl", ["one"])
+    [log] = eval(
+        empathy(dataset=str(data), method="samples", samples=5),
+        model=OPENAI,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        temperature=0.7,
+        seed=42,
+    )
+    bodies = [r.body for r in openai_server.requests]
+    assert len(bodies) == 5  # the first call (n=5 ignored) and four top-ups
+    assert {b.get("temperature") for b in bodies} == {0.7}
+    assert sorted(b.get("seed") for b in bodies) == [42, 43, 44, 45, 46]
+    assert openai_server.max_in_flight >= 2  # the top-ups were in flight together
+    [sample] = log.samples or []
+    score = sample.scores["empathy_scorer"]  # type: ignore[index]
+    assert sorted(score.metadata["scores"]) == [1, 2, 3, 4, 5]
+    assert score.value == pytest.approx(3.0)
+
+
+def test_samples_top_ups_in_response_mode_keep_the_graders_settings(
+    openai_server: FakeServer, tmp_path: Path
+) -> None:
+    from inspect_ai.model import GenerateConfig, get_model
+
+    openai_server.script(Reply(respond=one_choice_by_seed))
+    grader = get_model(OPENAI, config=GenerateConfig(temperature=0.7, seed=7))
+    data = write_dialogs(tmp_path / "d.jsonl", ["one"])
+    eval(
+        "inspect_empathy/empathy_response",
+        task_args={"dataset": str(data), "grader_method": "samples", "samples": 4},
+        model="empathy_baseline/lexicon",
+        model_roles={"grader": grader},
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    bodies = [r.body for r in openai_server.requests]
+    assert {b.get("temperature") for b in bodies} == {0.7}
+    assert sorted(b.get("seed") for b in bodies) == [7, 8, 9, 10]
+
+
+def test_samples_need_a_minimum_share_of_valid_scores(
+    openai_server: FakeServer, tmp_path: Path
+) -> None:
+    few = ["4", "junk", "junk", "junk", "junk", "junk"]
+    openai_server.script(Reply(texts=few), when="Case few")
+    openai_server.script(Reply(texts=["4", "5", "junk", "4", "4", "5"]), when="Case most")
+    data = write_dialogs(tmp_path / "d.jsonl", ["few", "most"])
+    [log] = eval(
+        empathy(dataset=str(data), method="samples", samples=6),
+        model=OPENAI,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    scores = {str(s.id): s.scores["empathy_scorer"] for s in log.samples or []}  # type: ignore[index]
+    assert math.isnan(scores["few"].value)  # type: ignore[arg-type]
+    assert "only 1 of 6 samples" in scores["few"].metadata["unscored_reason"]
+    assert scores["most"].value == pytest.approx(4.4)
+    assert scores["most"].metadata["partial"] is True
+    assert log.results is not None
+    metrics = {k: m.value for k, m in log.results.scores[0].metrics.items()}
+    assert metrics["partial"] == 1 and metrics["by_samples"] == 1 and metrics["scored"] == 1
+    assert log.results.scores[0].unscored_samples == 1
+
+
+# -- panels over epochs ---------------------------------------------------------------------
+
+
+def panel_answers(script: dict[str, list[str]]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """Each grader model answers its scripted scores in turn; the model under evaluation
+    (any other name) writes a reply."""
+    calls: dict[str, int] = {}
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        model = str(body.get("model"))
+        if model not in script:
+            return chat("I'm so sorry, that sounds really hard.", None)(body)
+        index = calls.get(model, 0)
+        calls[model] = index + 1
+        return chat(script[model][index % len(script[model])], None)(body)
+
+    return respond
+
+
+def test_panel_metrics_cover_every_epoch(openai_server: FakeServer, tmp_path: Path) -> None:
+    script = {"gpt-4.1-mini": ["3", "4"], "gpt-4o": ["3"]}
+    openai_server.script(Reply(respond=panel_answers(script)))
+    data = write_dialogs(tmp_path / "d.jsonl", ["one"])
+    [log] = eval(
+        "inspect_empathy/empathy_response",
+        task_args={"dataset": str(data), "grader_method": "parse"},
+        model="openai/gpt-4o-mini",
+        model_roles={"grader": ["openai/gpt-4.1-mini", "openai/gpt-4o"]},
+        epochs=2,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert log.results is not None
+    metrics = {k: m.value for k, m in log.results.scores[0].metrics.items()}
+    assert metrics["judge_mean(openai/gpt-4.1-mini)"] == pytest.approx(3.5)
+    assert metrics["judge_mean(openai/gpt-4o)"] == pytest.approx(3.0)
+    assert len(log.samples or []) == 2  # one per epoch
+    [reduction] = log.reductions or []
+    assert reduction.reducer == "empathy_mean"
+    [score] = reduction.samples
+    assert score.value == pytest.approx((3.0 + 3.5) / 2)
+    assert score.metadata is not None
+    assert sorted(e["value"] for e in score.metadata["epochs"]) == [3.0, 3.5]
+    assert sorted(score.metadata["judges"]["openai/gpt-4.1-mini"]["epoch_values"]) == [3.0, 4.0]
+
+
+# -- the scorer in a suite, and options ------------------------------------------------------
+
+
+def test_scorer_metrics_stay_with_the_scorer_in_a_suite(tmp_path: Path) -> None:
+    from inspect_ai import Task
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ChatMessageAssistant, ChatMessageUser
+    from inspect_ai.scorer import includes
+
+    messages = [
+        ChatMessageUser(content="I lost my job today."),
+        ChatMessageAssistant(content="I'm so sorry, that is a hard blow."),
+    ]
+    task = Task(
+        dataset=[
+            Sample(input=messages, target="sorry", id="a", metadata={"topic": "work"}),
+            Sample(input=messages, target="sorry", id="b", metadata={"topic": "home"}),
+        ],
+        solver=[],
+        scorer=[includes(), empathy_scorer(model="empathy_baseline/lexicon", group_by="topic")],
+    )
+    [log] = eval(task, model="empathy_baseline/length", log_dir=str(tmp_path), display="none")
+    assert log.results is not None
+    by_scorer = {s.name: set(s.metrics) for s in log.results.scores}
+    assert "accuracy" in by_scorer["includes"]
+    assert not any("topic" in m for m in by_scorer["includes"])
+    assert {"mean", "scored", "mean(topic=work)", "mean(topic=home)"} <= by_scorer[
+        "empathy_scorer"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("method=bogus", "method must be one of"),
+        ("samples=0", "samples must be at least 1"),
+    ],
+)
+def test_bad_scoring_options_are_one_line_errors(
+    option: str, message: str, tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    extra = ["-T", "method=samples"] if option.startswith("samples") else []
+    result = subprocess.run(
+        [sys.executable, "-m", "inspect_ai", "eval", "inspect_empathy/empathy"]
+        + ["--model", "empathy_baseline/lexicon", "-T", option, *extra]
+        + ["--log-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert message in output
+    assert "Traceback" not in output
+
+
+def test_other_bad_options_are_plain_errors() -> None:
+    from inspect_empathy._compat import PrerequisiteError
+
+    with pytest.raises(PrerequisiteError, match="low_mass must be"):
+        empathy(low_mass="drop")  # type: ignore[arg-type]
+    with pytest.raises(PrerequisiteError, match="min_parsed must be between 0 and 1"):
+        empathy(min_parsed=2)
+
+
+def test_terminal_summary_counts_unscored_and_methods(
+    openai_server: FakeServer, tmp_path: Path
+) -> None:
+    """The end of an `inspect eval` run in a terminal says how many were scored, how,
+    and why the rest were not; `auto`'s fallback to parsing is announced once."""
+    import os
+    import subprocess
+    import sys
+
+    openai_server.script(
+        Reply(respond=chat("Score: 3\nScore: 4", words("Score: 3\nScore: 4"))), when="Case amb"
+    )
+    openai_server.script(Reply(respond=chat("Four", [tok("Four")])), when="Case word")
+    openai_server.script(Reply(respond=chat("Four", [tok("Four")])), when="Case word2")
+    data = write_dialogs(tmp_path / "d.jsonl", ["amb", "word", "word2", "fine"])
+    env = {**os.environ, "COLUMNS": "200"}
+    result = subprocess.run(
+        [sys.executable, "-m", "inspect_ai", "eval", "inspect_empathy/empathy"]
+        + ["--model", OPENAI, "-T", f"dataset={data}", "--log-dir", str(tmp_path / "logs")],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+    )
+    output = " ".join((result.stdout + result.stderr).split())
+    assert result.returncode == 0, output[-2000:]
+    assert "3 of 4 samples scored (parse 2, logprobs 1); fallback 2; 1 unscored" in output, output
+    assert "1 × several different overall scores" in output, output
+    assert output.count("gave no usable logprobs") == 1
