@@ -666,3 +666,41 @@ def test_terminal_summary_counts_unscored_and_methods(
     assert "3 of 4 samples scored (parse 2, logprobs 1); fallback 2; 1 unscored" in output, output
     assert "1 × several different overall scores" in output, output
     assert output.count("gave no usable logprobs") == 1
+
+
+def test_response_mode_grader_with_no_completion_is_unscored(
+    openai_server: FakeServer, tmp_path: Path
+) -> None:
+    openai_server.script(Reply(respond=chat("4", None, choices=[])))
+    data = write_dialogs(tmp_path / "d.jsonl", ["one"])
+    [log] = eval(
+        "inspect_empathy/empathy_response",
+        task_args={"dataset": str(data)},
+        model="empathy_baseline/lexicon",
+        model_roles={"grader": OPENAI},
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        max_retries=1,
+    )
+    [sample] = log.samples or []
+    assert sample.error is None
+    score = sample.scores["empathy_scorer"]  # type: ignore[index]
+    assert math.isnan(score.value)  # type: ignore[arg-type]
+    assert openai_server.count() == 1
+
+
+def test_explanations_render_as_written_in_markdown() -> None:
+    from markdown_it import MarkdownIt
+
+    from inspect_empathy._geval import Judgement
+    from inspect_empathy.scorer import panel_score, to_score
+
+    logprobs = Judgement(4.2, "logprobs", "4", {1: 0, 2: 0, 3: 0.1, 4: 0.6, 5: 0.3})
+    unscored = Judgement(None, "parse", "**7**", reason="score *7* is outside 1-5 [x](y) <b>")
+    panel = panel_score([("a_b_", logprobs), ("<judge>", unscored)], "mean", {})
+    for explanation in (to_score(logprobs, {}).explanation, panel.explanation):
+        html = MarkdownIt().render(explanation or "")
+        assert "<em>" not in html and "<strong>" not in html and "<a " not in html
+        assert "0.100 × 3 + 0.600 × 4 + 0.300 × 5 = 4.200" in html
+    html = MarkdownIt().render(to_score(unscored, {}).explanation or "")
+    assert "score *7* is outside 1-5 [x](y) &lt;b&gt;" in html
