@@ -144,7 +144,9 @@ def test_prompt_input_is_the_rubric_with_the_transcript(cot: bool) -> None:
     assert "transcript" not in prompt.metadata
     assert prompt.metadata["reply_words"] == reply_words(DIALOG[-1].content)
     assert prompt.target == dialog.target
-    assert {k: v for k, v in prompt.metadata.items() if k != "reply_words"} == {
+    assert prompt.metadata["judge_prompt"] is True
+    added = ("reply_words", "judge_prompt")
+    assert {k: v for k, v in prompt.metadata.items() if k not in added} == {
         k: v for k, v in dialog.metadata.items() if k != "transcript"
     }
 
