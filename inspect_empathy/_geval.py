@@ -22,6 +22,8 @@ from inspect_ai.util import collect
 from ._score_text import FULLWIDTH_DIGITS, SCORES, ScoreMatch, ScoreParseError, parse_score
 
 _TOKEN_MARKUP = re.compile(r"[*_`#>]")
+_BPE_SPACES = str.maketrans({"Ġ": " ", "▁": " ", "Ċ": "\n"})
+"""Raw tokenizer markers some servers return instead of the space or newline they stand for."""
 
 Method = Literal["auto", "logprobs", "samples", "parse"]
 METHODS: tuple[str, ...] = ("auto", "logprobs", "samples", "parse")
@@ -55,11 +57,12 @@ class LogprobsMissing(ScoreParseError):
 
 
 def token_score(token: str) -> int | None:
-    """The score 1-5 that a single token stands for (" 4", "4", "**4", "４"), if any.
+    """The score 1-5 that a single token stands for (" 4", "4", "**4", "４", "Ġ4"), if any.
 
     Number words ("four") are not score tokens: G-Eval weighs digit tokens only.
     """
-    stripped = _TOKEN_MARKUP.sub("", token.translate(FULLWIDTH_DIGITS)).strip().rstrip(".:,)")
+    plain = token.translate(FULLWIDTH_DIGITS).translate(_BPE_SPACES)
+    stripped = _TOKEN_MARKUP.sub("", plain).strip().rstrip(".:,)")
     stripped = stripped.lstrip(":(")
     if len(stripped) == 1 and stripped in "12345":
         return int(stripped)
@@ -77,7 +80,7 @@ def _token_bytes(token: Logprob) -> bytes:
             )
         except (UnicodeError, ValueError):
             pass
-    return token.token.encode("utf-8", "surrogatepass")
+    return token.token.translate(_BPE_SPACES).encode("utf-8", "surrogatepass")
 
 
 def _covering(lengths: list[int], position: int) -> int | None:

@@ -184,6 +184,19 @@ SCORE_ONLY = [
         method="logprobs",
     ),
     Case(
+        "bpe_markers",
+        chat(
+            "Score: 4",
+            [
+                tok("Score", no_bytes=True),
+                tok(":", no_bytes=True),
+                tok("Ġ4", {"Ġ4": 0.7, "Ġ5": 0.3}, no_bytes=True),
+            ],
+        ),
+        4.3,
+        method="logprobs",
+    ),
+    Case(
         "full_width_alternatives",
         chat("4", [tok("4", {"4": 0.5, "４": 0.25, "5": 0.25})]),
         4.25,
