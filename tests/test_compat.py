@@ -1,0 +1,35 @@
+"""The Inspect internals in `_compat`: fail loudly here when Inspect moves or changes one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inspect_ai import Task, eval
+from inspect_ai.dataset import Sample
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from inspect_empathy._compat import PrerequisiteError, active_model
+
+
+def test_prerequisite_error_is_an_exception_with_its_message() -> None:
+    error = PrerequisiteError("plain message")
+    assert isinstance(error, Exception)
+    assert "plain message" in str(error)
+
+
+def test_active_model_is_the_model_under_evaluation(tmp_path: Path) -> None:
+    assert active_model() is None
+    seen: list[str] = []
+
+    @solver
+    def look() -> Solver:
+        async def solve(state: TaskState, generate: Generate) -> TaskState:
+            model = active_model()
+            seen.append(str(model) if model is not None else "none")
+            return state
+
+        return solve
+
+    task = Task(dataset=[Sample(input="hi")], solver=[look()])
+    eval(task, model="empathy_baseline/length", log_dir=str(tmp_path), display="none")
+    assert seen == ["empathy_baseline/length"]
