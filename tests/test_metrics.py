@@ -8,14 +8,13 @@ from inspect_ai.scorer import SampleScore, Score
 from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
-from inspect_empathy.metrics import (
+from inspect_empathy._stats import (
     agreement,
-    human_agreement,
     krippendorff_alpha,
-    level_shares,
     quadratic_weighted_kappa,
     round_score,
 )
+from inspect_empathy.metrics import human_agreement, level_shares
 
 JUDGE = [4.2, 3.1, 1.0, 2.6, 5.0, 3.5, 1.9, 4.5]
 HUMAN = [5.0, 3.0, 1.0, 2.0, 4.0, 4.0, 2.0, 4.0]
