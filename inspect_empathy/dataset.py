@@ -13,7 +13,6 @@ from __future__ import annotations
 import gc
 import logging
 import random
-import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from importlib.resources import files
@@ -26,13 +25,16 @@ from inspect_ai.dataset._dataset import sample_input_len
 from .dialogs import DialogRecord, record_to_sample
 from .loaders import FORMATS, JSON_FORMATS, infer_format, normalise_format
 from .loaders._validate import (
-    BAD_VALUE,
     BOT_LABELS,
     DUPLICATE_ID,
+    SAMPLE_KEYS,
     USER_LABELS,
     DatasetError,
     LoadReport,
     Located,
+    RecordProblem,
+    check_data_metadata,
+    check_record_text,
 )
 from .loaders.hub import hub_format, load_hub
 from .loaders.jsonl import load_jsonl
@@ -383,7 +385,12 @@ def _check_max_turns(value: Any) -> int | None:
 
 
 def _unique(located: Iterable[Located], report: LoadReport) -> list[DialogRecord]:
-    """The records, with any repeated id reported (the first one stays)."""
+    """The records, with any repeated id, bad text or reserved metadata key reported.
+
+    The first record with an id stays. Every string that reaches the log (id, turns,
+    metadata) must be valid Unicode, and no record may carry a key the plugin sets
+    (`SAMPLE_KEYS`): a problem is reported for the record's file and line.
+    """
     records: list[DialogRecord] = []
     seen: dict[str, str] = {}
     for where, record in located:
@@ -391,23 +398,16 @@ def _unique(located: Iterable[Located], report: LoadReport) -> list[DialogRecord
         if first is not None:
             report.problem(where, DUPLICATE_ID, f"duplicate id {record.id!r} (first at {first})")
             continue
-        bad = next((i for i, t in enumerate(record.turns) if _has_surrogate(t.content)), None)
-        if bad is not None:
-            report.problem(
-                where, BAD_VALUE, f"turn {bad} holds invalid Unicode (a lone surrogate escape)"
-            )
+        try:
+            check_record_text(record)
+            if record.metadata and not SAMPLE_KEYS.isdisjoint(record.metadata):
+                check_data_metadata({k: None for k in record.metadata if k in SAMPLE_KEYS})
+        except RecordProblem as ex:
+            report.problem(where, ex.kind, ex.detail)
             continue
         seen[record.id] = where
         records.append(record)
     return records
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _has_surrogate(text: str) -> bool:
-    """Whether text holds a lone surrogate (JSON "\\ud800"), which no API can encode."""
-    return not text.isascii() and _SURROGATE.search(text) is not None
 
 
 def read_jsonl(path: Path) -> list[DialogRecord]:
