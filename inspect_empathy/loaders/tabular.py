@@ -257,6 +257,9 @@ def _context_turns(
     return turns
 
 
+YAML_NULLS = ("NULL", "null", "Null")
+
+
 @dataclass(frozen=True)
 class Dialect:
     """How a CSV/TSV file is written: the spec's dialect keys."""
@@ -283,7 +286,10 @@ class Dialect:
         elif isinstance(na, str):
             na_values = frozenset({na})
         elif isinstance(na, list | tuple):
-            na_values = frozenset(str(v) for v in na)
+            # YAML reads an unquoted NULL / null as no value: take it as those spellings
+            na_values = frozenset(
+                text for v in na for text in ((str(v),) if v is not None else YAML_NULLS)
+            )
         else:
             raise DatasetError(f"na_values must be a list of cell texts, not {na!r}")
         encoding = str(mapping.pop("encoding", None) or "utf-8-sig")
