@@ -266,7 +266,7 @@ def load_dialogs(
       max_turns: Keep only the last N turns of each dialog, led by a
         ``[K earlier turns left out]`` marker.
       **mapping: Format options, e.g. ``transcript``, ``rating``, ``roles``,
-        ``scale`` for CSV (see README, Datasets).
+        ``scale`` for CSV, ``layout``, ``trailing_user`` (see docs/datasets.md).
     """
     fmt = normalise_format(format)
     options: dict[str, Any] = {}
