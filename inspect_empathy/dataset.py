@@ -326,7 +326,9 @@ def load_dialogs(
         else:
             located = loader(path, report, **mapping)
     with _no_gc():
-        records = _unique(located, report)
+        # an exotic encoding (unicode_escape) could decode to a lone surrogate: check then
+        check_text = hub is not None or fmt not in DECODED or "encoding" in mapping
+        records = _unique(located, report, check_text)
     if report.problems:
         if on_invalid == "fail":
             raise DatasetError(report.error_message())
@@ -384,12 +386,21 @@ def _check_max_turns(value: Any) -> int | None:
     return value or None
 
 
-def _unique(located: Iterable[Located], report: LoadReport) -> list[DialogRecord]:
+DECODED = frozenset({"csv", "tsv", "transcript", "empathetic_exchanges", "epitome",
+                     "empathetic_dialogues"})  # fmt: skip
+"""Formats read as text decoded strictly from bytes, with flat string metadata: their
+strings cannot hold a lone surrogate (the decoder refuses one), so none is looked for."""
+
+
+def _unique(
+    located: Iterable[Located], report: LoadReport, check_text: bool = True
+) -> list[DialogRecord]:
     """The records, with any repeated id, bad text or reserved metadata key reported.
 
     The first record with an id stays. Every string that reaches the log (id, turns,
-    metadata) must be valid Unicode, and no record may carry a key the plugin sets
-    (`SAMPLE_KEYS`): a problem is reported for the record's file and line.
+    metadata) must be valid Unicode (``check_text``: off for `DECODED` formats), and no
+    record may carry a key the plugin sets (`SAMPLE_KEYS`): a problem is reported for
+    the record's file and line.
     """
     records: list[DialogRecord] = []
     seen: dict[str, str] = {}
@@ -399,7 +410,8 @@ def _unique(located: Iterable[Located], report: LoadReport) -> list[DialogRecord
             report.problem(where, DUPLICATE_ID, f"duplicate id {record.id!r} (first at {first})")
             continue
         try:
-            check_record_text(record)
+            if check_text:
+                check_record_text(record)
             if record.metadata and not SAMPLE_KEYS.isdisjoint(record.metadata):
                 check_data_metadata({k: None for k in record.metadata if k in SAMPLE_KEYS})
         except RecordProblem as ex:

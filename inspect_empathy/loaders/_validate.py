@@ -542,6 +542,8 @@ class TextOptions:
     cut_trailing_user: bool = False
     unescape: Callable[[str], str] | None = None
     cut: int = 0
+    raters_missing: Counter[str] | None = None
+    raters: Raters | None = None
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, Any]) -> TextOptions:
@@ -551,16 +553,30 @@ class TextOptions:
             if UNESCAPES.get(str(value).strip().lower()) is None:
                 raise DatasetError(f"unescape must be 'empathetic_dialogues', not {value!r}")
             unescape = unescape_empathetic_dialogues
-        return cls(parse_trailing_user(mapping.get("trailing_user")), unescape)
+        return cls(
+            parse_trailing_user(mapping.get("trailing_user")),
+            unescape,
+            raters=Raters.from_mapping(mapping),
+        )
 
     def count(self, report: LoadReport, record: DialogRecord) -> None:
-        """Count a loaded record whose trailing user turns were cut."""
+        """Count a loaded record whose trailing user turns were cut, or that misses raters."""
         if self.cut_trailing_user and record.metadata.get(TRAILING_KEY):
             self.cut += 1
+        missing = record.metadata.get("raters_missing") if record.metadata else None
+        if missing:
+            if self.raters_missing is None:
+                self.raters_missing = Counter()
+            self.raters_missing["*"] += 1
+            self.raters_missing.update(missing)
 
     def summarise(self, report: LoadReport) -> None:
         if self.cut:
             report.adjust(TRAILING_COUNT, self.cut)
+        if self.raters_missing:
+            report.adjust("dialogs with some raters missing", self.raters_missing.pop("*"))
+            for name, count in self.raters_missing.most_common():
+                report.note(f"rater {name!r}: no rating for {count} dialog(s)")
 
 
 def parse_trailing_user(value: Any) -> bool:
@@ -606,3 +622,78 @@ def end_with_bot(turns: list[Turn], cut: bool, labels: Iterable[str] = ()) -> in
         turns.pop()
         count += 1
     return count
+
+
+# --- several raters ------------------------------------------------------------------
+
+RATINGS_KEY = "human_ratings"
+"""Sample metadata key: each rater's rating (raw, on the record's scale), by rater name."""
+MISSING_RATERS_KEY = "raters_missing"
+"""Sample metadata key: the raters with no rating for this dialog."""
+AGGREGATES = ("median", "mean")
+SOME_MISSING = "dialogs with some raters missing"
+
+
+@dataclass(frozen=True)
+class Raters:
+    """The ``ratings: [col_a, col_b]`` and ``rater_aggregate`` spec keys."""
+
+    names: tuple[str, ...]
+    aggregate: str = "median"
+
+    @classmethod
+    def from_mapping(cls, mapping: Mapping[str, Any]) -> Raters | None:
+        """None without ``ratings``; a DatasetError for a bad list or aggregate."""
+        value = mapping.get("ratings")
+        how = str(mapping.get("rater_aggregate") or "median").strip().lower()
+        if value is None:
+            if mapping.get("rater_aggregate") is not None:
+                raise DatasetError("rater_aggregate needs ratings: [column, column, ...]")
+            return None
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list | tuple) or not value:
+            raise DatasetError(f"ratings must list the raters' columns, not {value!r}")
+        names = tuple(str(name) for name in value)
+        if len(set(names)) != len(names):
+            raise DatasetError(f"ratings lists a column twice: {list(names)}")
+        if mapping.get("rating") is not None:
+            raise DatasetError("give either rating (one column) or ratings (several), not both")
+        if how not in AGGREGATES:
+            raise DatasetError(f"rater_aggregate must be 'median' or 'mean', not {how!r}")
+        return cls(names, how)
+
+    def combine(
+        self, values: Mapping[str, Any], scale: Scale
+    ) -> tuple[float | None, dict[str, float], list[str]]:
+        """(aggregate or None, present ratings by rater, missing raters) for one dialog.
+
+        A rater is missing when the value is None or an empty cell; any other value must
+        be a number on ``scale`` (a RecordProblem names the rater otherwise).
+        """
+        present: dict[str, float] = {}
+        missing: list[str] = []
+        for name in self.names:
+            raw = values.get(name)
+            if raw is None or (isinstance(raw, str) and not raw.strip()):
+                missing.append(name)
+            else:
+                present[name] = parse_rating(raw, scale, f"rating {name!r}")
+        if not present:
+            return None, present, missing
+        ratings = sorted(present.values())
+        if self.aggregate == "mean":
+            return sum(ratings) / len(ratings), present, missing
+        middle = len(ratings) // 2
+        if len(ratings) % 2:
+            return ratings[middle], present, missing
+        return (ratings[middle - 1] + ratings[middle]) / 2, present, missing
+
+
+def rater_metadata(
+    metadata: dict[str, Any], present: dict[str, float], missing: list[str]
+) -> None:
+    """Put each rater's rating (and who is missing, if anyone) into sample metadata."""
+    metadata[RATINGS_KEY] = present
+    if missing:
+        metadata[MISSING_RATERS_KEY] = missing

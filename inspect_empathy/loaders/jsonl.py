@@ -35,12 +35,13 @@ from ._validate import (
     parse_rating,
     parse_role,
     parse_scale,
+    rater_metadata,
     read_text,
     record_id_text,
     role_map,
 )
 
-KEYS = ("roles", "scale", "trailing_user", "unescape")
+KEYS = ("roles", "scale", "trailing_user", "unescape", "ratings", "rater_aggregate")
 ID_TYPES = (str, int)
 SKIPPED_ROLES = frozenset({"system", "developer"})
 LIST_KEYS = ("dialogs", "data", "records", "samples")
@@ -108,8 +109,16 @@ def record_from_object(
             scale = parse_scale(obj["scale"])
         except DatasetError as ex:
             raise RecordProblem(BAD_VALUE, f"bad scale {obj['scale']!r}") from ex
+    raters = text.raters if text is not None else None
     rating = obj.get("rating")
-    if rating is not None:
+    present: dict[str, float] | None = None
+    if raters is not None:
+        if rating is not None:
+            raise RecordProblem(
+                BAD_VALUE, "has a 'rating' field while ratings: [...] names the raters' fields"
+            )
+        rating, present, absent = raters.combine(obj, scale)
+    elif rating is not None:
         rating = parse_rating(rating, scale)
     metadata = obj.get("metadata")
     if metadata is None:
@@ -121,6 +130,8 @@ def record_from_object(
         metadata = dict(metadata)
     if system:
         metadata["system_messages"] = system
+    if present is not None:
+        rater_metadata(metadata, present, absent)
     if cut:
         metadata[TRAILING_KEY] = cut
     return DialogRecord(record_id, turns, rating, scale, metadata)

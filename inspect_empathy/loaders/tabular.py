@@ -55,14 +55,15 @@ from ._validate import (
     parse_rating,
     parse_scale,
     parse_transcript,
+    rater_metadata,
     role_map,
     undecodable_line,
 )
 
 BAD_CSV = "bad CSV"
 DIALECT_KEYS = ("delimiter", "quotechar", "escapechar", "na_values", "encoding")
-KEYS = ("id", "transcript", "context", "response", "rating", "roles", "scale", "metadata",
-        "trailing_user", "unescape", *DIALECT_KEYS)  # fmt: skip
+KEYS = ("id", "transcript", "context", "response", "rating", "ratings", "rater_aggregate",
+        "roles", "scale", "metadata", "trailing_user", "unescape", *DIALECT_KEYS)  # fmt: skip
 FIELD_LIMIT = 2**31 - 1
 
 
@@ -103,7 +104,19 @@ class RowMapper:
             return columns[str(name)]
 
         self.id_col = column("id", "id")
-        self.rating_col = column("rating", "rating")
+        self.raters = self.text.raters
+        self.rater_cols: list[tuple[str, int]] = []
+        if self.raters is None:
+            self.rating_col = column("rating", "rating")
+        else:
+            self.rating_col = None
+            absent = [name for name in self.raters.names if name not in columns]
+            if absent:
+                raise DatasetError(
+                    f"{where}: ratings column(s) {', '.join(map(repr, absent))} not in the header"
+                    f" ({', '.join(repr(c) for c in columns)})"
+                )
+            self.rater_cols = [(name, columns[name]) for name in self.raters.names]
         self.transcript_col = self.context_col = self.response_col = None
         if mapping.get("transcript") is not None:
             self.transcript_col = column("transcript", None)
@@ -120,7 +133,7 @@ class RowMapper:
                 f"and 'response' columns (header: {', '.join(repr(c) for c in columns)})"
             )
         used = {self.id_col, self.rating_col, self.transcript_col, self.context_col,
-                self.response_col}  # fmt: skip
+                self.response_col, *(i for _, i in self.rater_cols)}  # fmt: skip
         wanted = mapping.get("metadata")
         if wanted is None:
             self.meta_cols = [(n, i) for n, i in columns.items() if i not in used and n]
@@ -148,7 +161,7 @@ class RowMapper:
 
     def missing(self, values: Sequence[str]) -> RecordProblem:
         cols = (self.id_col, self.transcript_col, self.context_col, self.response_col,
-                self.rating_col)  # fmt: skip
+                self.rating_col, *(i for _, i in self.rater_cols))  # fmt: skip
         names = [self.header[i] for i in cols if i is not None and i >= len(values)]
         return RecordProblem(MISSING_FIELD, f"missing field(s) {', '.join(map(repr, names))}")
 
@@ -162,6 +175,7 @@ class RowMapper:
         low, high = scale
         missing, width = self.missing, self.width
         unescape, cut_user = self.text.unescape, self.text.cut_trailing_user
+        raters, rater_cols = self.raters, self.rater_cols
 
         def record(values: Sequence[str], row_number: int) -> DialogRecord:
             if len(values) < needed:
@@ -201,6 +215,10 @@ class RowMapper:
                     # an empty cell is an unrated dialog, like "rating": null in JSON
                     rating = parse_rating(raw, scale) if raw.strip() else None
             metadata = {n: values[i] for n, i in meta_cols if i < len(values) and values[i]}
+            if raters is not None:
+                cells = {n: values[i] if i < len(values) else "" for n, i in rater_cols}
+                rating, present, absent = raters.combine(cells, scale)
+                rater_metadata(metadata, present, absent)
             if cut:
                 metadata[TRAILING_KEY] = cut
             return DialogRecord(record_id, turns, rating, scale, metadata)
@@ -385,6 +403,8 @@ def load_table(
     mapper.text.summarise(report)
     if unrated and mapper.rating_col is not None:
         report.note(f"{unrated} row(s) with an empty rating cell loaded unrated")
+    if unrated and mapper.raters is not None:
+        report.note(f"{unrated} row(s) with no rater's rating loaded unrated")
 
 
 def load_rows(

@@ -38,6 +38,7 @@ from ._validate import (
     DatasetError,
     LoadReport,
     Located,
+    Raters,
     RecordProblem,
     TextOptions,
     add_turn,
@@ -45,6 +46,7 @@ from ._validate import (
     parse_rating,
     parse_role,
     parse_scale,
+    rater_metadata,
     read_text,
     record_id_text,
     role_map,
@@ -53,14 +55,22 @@ from .tabular import Dialect, csv_rows, extra_cells, header_columns
 
 LAYOUTS = ("dialogs", "turns")
 COLUMN_KEYS = ("dialog", "order", "speaker", "text", "rating")
-KEYS = (*COLUMN_KEYS, "roles", "scale", "peer", "metadata", "unescape")
+KEYS = (*COLUMN_KEYS, "ratings", "rater_aggregate", "roles", "scale", "peer", "metadata",
+        "unescape")  # fmt: skip
 LAYOUT_METADATA = ("dialog_id", "turn", "speaker")
 """Metadata keys the turn layout sets on each sample."""
 RATED_OPENER = "rated turn opens its dialog (nothing to answer)"
 NO_RATED_TURN = "dialogs without a rated turn"
 
-# one turn as read: (where, dialog id, order text, speaker, text, rating text, metadata)
-Row = tuple[str, str, str, str, str, str, dict[str, Any]]
+# one turn as read: (where, dialog id, order text, speaker, text, rating, metadata); the
+# rating is the cell's text, or with ``ratings`` a dict of each rater's cell
+Row = tuple[str, str, str, str, str, Any, dict[str, Any]]
+
+
+def _rated(cell: Any) -> bool:
+    if isinstance(cell, dict):
+        return any(str(value).strip() for value in cell.values())
+    return bool(cell.strip())
 
 
 def parse_layout(value: Any) -> str:
@@ -92,14 +102,16 @@ def _csv_rows(
         return
     header_where = f"{path}:{first[0]}"
     columns = header_columns(first[1], header_where)
-    names = _column_names(mapping, columns, header_where)
+    raters = Raters.from_mapping(mapping)
+    names = _column_names(mapping, columns, header_where, raters)
     index = {key: columns[name] for key, name in names.items() if name is not None}
     meta = _meta_columns(mapping, list(columns), names, header_where)
     meta_index = [(name, columns[name]) for name in meta]
     width = len(first[1])
     d, s, t = index["dialog"], index["speaker"], index["text"]
     o, r = index.get("order"), index.get("rating")
-    needed = max(index.values()) + 1
+    rater_index = [(name, columns[name]) for name in raters.names] if raters else []
+    needed = max([*index.values(), *(i for _, i in rater_index)]) + 1
     for line, values in rows:
         where = f"{path}:{line}"
         if len(values) > width or len(values) < needed:
@@ -112,14 +124,19 @@ def _csv_rows(
                 broken.add(values[d].strip())  # its dialog would miss a turn
             continue
         metadata = {n: values[i] for n, i in meta_index if i < len(values) and values[i]}
+        if rater_index:
+            rating: Any = {name: values[i] for name, i in rater_index}
+        else:
+            rating = values[r] if r is not None else ""
         yield (where, values[d], values[o] if o is not None else "", values[s], values[t],
-               values[r] if r is not None else "", metadata)  # fmt: skip
+               rating, metadata)  # fmt: skip
 
 
 def _jsonl_rows(
     path: Path, report: LoadReport, mapping: dict[str, Any], broken: set[str]
 ) -> Iterator[Row]:
     names: dict[str, str | None] | None = None
+    raters = Raters.from_mapping(mapping)
     meta_keys: list[str] | None = mapping.get("metadata")
     if isinstance(meta_keys, str):
         meta_keys = [meta_keys]
@@ -142,9 +159,16 @@ def _jsonl_rows(
             names = {key: str(mapping.get(key) or key) for key in COLUMN_KEYS}
             if mapping.get("order") is None:
                 names["order"] = None
+            if raters is not None:
+                names["rating"] = None
         try:
-            values = {key: _json_cell(obj, name, key) for key, name in names.items() if name}
+            values: dict[str, Any] = {
+                key: _json_cell(obj, name, key) for key, name in names.items() if name
+            }
             used = {name for name in names.values() if name}
+            if raters is not None:
+                values["rating"] = {n: _json_cell(obj, n, "rating") for n in raters.names}
+                used.update(raters.names)
             keys = meta_keys if meta_keys is not None else [k for k in obj if k not in used]
             metadata = {k: obj[k] for k in keys if obj.get(k) is not None}
             clash = [k for k in metadata if k in RESERVED_METADATA or k in LAYOUT_METADATA]
@@ -178,10 +202,19 @@ def _json_cell(obj: Mapping[str, Any], name: str, key: str) -> str:
 
 
 def _column_names(
-    mapping: Mapping[str, Any], columns: Mapping[str, int], where: str
+    mapping: Mapping[str, Any], columns: Mapping[str, int], where: str, raters: Raters | None
 ) -> dict[str, str | None]:
     names: dict[str, str | None] = {}
+    if raters is not None:
+        absent = [name for name in raters.names if name not in columns]
+        if absent:
+            raise DatasetError(
+                f"{where}: ratings column(s) {', '.join(map(repr, absent))} not in the header"
+            )
     for key in COLUMN_KEYS:
+        if key == "rating" and raters is not None:
+            names[key] = None
+            continue
         name = mapping.get(key)
         if name is None:
             default = key
@@ -202,7 +235,7 @@ def _meta_columns(
     mapping: Mapping[str, Any], header: list[str], names: Mapping[str, str | None], where: str
 ) -> list[str]:
     wanted = mapping.get("metadata")
-    used = {name for name in names.values() if name}
+    used = {name for name in names.values() if name} | set(mapping.get("ratings") or ())
     if wanted is None:
         meta = [n for n in header if n and n not in used]
     else:
@@ -241,7 +274,7 @@ def load_turns(
     roles = role_map(mapping.get("roles")) if mapping.get("roles") else DEFAULT_ROLES
     scale = parse_scale(mapping["scale"]) if mapping.get("scale") is not None else (1.0, 5.0)
     text_options = TextOptions.from_mapping(mapping)
-    unescape = text_options.unescape
+    unescape, raters = text_options.unescape, text_options.raters
     mapping = dict(mapping)
     broken: set[str] = set()
     if format == "jsonl":
@@ -274,7 +307,7 @@ def load_turns(
             report.problem(ex.where, ex.kind, ex.detail)
             continue
         has_order = bool(ordered and ordered[0][2].strip())
-        rated = [i for i, (row, _) in enumerate(labelled) if row[5].strip()]
+        rated = [i for i, (row, _) in enumerate(labelled) if _rated(row[5])]
         if not rated:
             unrated_dialogs += 1
             continue
@@ -288,7 +321,7 @@ def load_turns(
                 if unescape is not None:
                     content = unescape(content)
                 add_turn(merged, role, content)
-                if not row[5].strip() or (peer and role != "bot"):
+                if not _rated(row[5]) or (peer and role != "bot"):
                     continue
                 where = row[0]
                 if role != "bot":
@@ -301,17 +334,24 @@ def load_turns(
                 if len(merged) < 2:
                     openers += 1
                     continue
+                metadata: dict[str, Any] = dict(row[6])
                 try:
-                    rating = parse_rating(row[5].strip(), scale)
+                    if raters is not None:
+                        rating, present, absent = raters.combine(row[5], scale)
+                        rater_metadata(metadata, present, absent)
+                    else:
+                        rating = parse_rating(row[5].strip(), scale)
                 except RecordProblem as ex:
                     report.problem(where, ex.kind, ex.detail)
                     continue
                 order = row[2].strip() if has_order else str(position + 1)
-                metadata: dict[str, Any] = {**row[6], "dialog_id": dialog, "turn": order}
+                metadata.update(dialog_id=dialog, turn=order)
                 if peer:
                     metadata["speaker"] = row[3].strip()
-                yield where, DialogRecord(f"{dialog}-{order}", list(merged), rating, scale,
-                                          metadata)  # fmt: skip
+                record = DialogRecord(f"{dialog}-{order}", list(merged), rating, scale, metadata)
+                text_options.count(report, record)
+                yield where, record
+    text_options.summarise(report)
     if openers:
         report.exclude(RATED_OPENER, openers)
     if unrated_dialogs:
