@@ -188,21 +188,24 @@ class RowMapper:
                     raise RecordProblem(MISSING_FIELD, "missing field 'id' (empty cell)")
             else:
                 record_id = f"{stem}-{row_number}"
-            seen: list[str] = []
             if transcript_col is not None:
                 text = values[transcript_col]
                 if not text or text.isspace():
                     raise RecordProblem(EMPTY_DIALOG, "empty dialog")
                 if unescape is not None:
                     text = unescape(text)
-                turns = parse_transcript(text, roles, cache, seen)
+                turns = parse_transcript(text, roles, cache)
             else:
                 context, reply = values[context_col], values[response_col]  # type: ignore[index]
                 if unescape is not None:
                     context, reply = unescape(context), unescape(reply)
-                turns = _context_turns(context, reply, roles, cache, seen)
+                turns = _context_turns(context, reply, roles, cache)
             cut = 0
             if not turns or turns[-1].role != "bot":
+                # read the labels again only now, for the error message
+                seen: list[str] = []
+                if transcript_col is not None and not any(t.role == "bot" for t in turns):
+                    parse_transcript(text, roles, cache, seen)
                 cut = end_with_bot(turns, cut_user, seen)
             rating = None
             if rating_col is not None:
