@@ -237,6 +237,14 @@ def test_yaml_alias_bomb_is_refused_at_once(tmp_path: Path) -> None:
     assert time.perf_counter() - start < 5
 
 
+def test_deeply_nested_yaml_spec_is_a_plain_error(tmp_path: Path) -> None:
+    spec = tmp_path / "deep.yaml"
+    spec.write_text("path: chats.jsonl\nx: " + "[" * 50_000 + "]" * 50_000 + "\n", "utf-8")
+    raised = _finishes(lambda: load_dialogs(spec), seconds=60)
+    assert isinstance(raised, DatasetError)
+    assert "deep.yaml" in str(raised)
+
+
 def test_oversized_spec_is_refused_unread(tmp_path: Path) -> None:
     spec = tmp_path / "huge.yaml"
     spec.write_text("path: chats.jsonl\nnote: '" + "x" * 300_000 + "'\n", encoding="utf-8")
