@@ -168,6 +168,13 @@ def test_spec_values_that_are_not_text_are_plain_errors(tmp_path: Path, key: str
     assert f"spec.yaml: spec key '{key}' must be text, not int 2024" in message
 
 
+def test_spec_name_with_a_lone_surrogate_is_a_plain_error(tmp_path: Path) -> None:
+    jsonl(tmp_path / "chats.jsonl", {"id": "a", "turns": TURNS})
+    spec = tmp_path / "spec.json"
+    spec.write_text('{"path": "chats.jsonl", "name": "x\\ud800"}', encoding="utf-8")
+    assert "spec.json: spec key 'name' holds invalid Unicode" in error(spec)
+
+
 def test_non_utf8_csv_is_reported_at_its_line(tmp_path: Path) -> None:
     path = tmp_path / "late.csv"
     rows = "".join(f'r{i},"User: hi\nBot: hello number {i}",3\n' for i in range(1, 4000))

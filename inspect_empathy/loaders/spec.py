@@ -74,6 +74,13 @@ def read_spec(file: Path, data: Any = None) -> Spec:
                 f"{file}: spec key {key!r} must be text, not {type(data[key]).__name__} "
                 f"{data[key]!r} (quote it: {key}: \"{data[key]}\")"
             )
+        if isinstance(data.get(key), str) and not data[key].isascii():
+            try:
+                data[key].encode("utf-8")
+            except UnicodeEncodeError:
+                raise DatasetError(
+                    f"{file}: spec key {key!r} holds invalid Unicode (a lone surrogate)"
+                ) from None
     folder = file.parent
     source = str(data.pop("path"))
     if not source.startswith("hf:"):
