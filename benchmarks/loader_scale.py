@@ -1,11 +1,14 @@
-"""Loader scale: ``load_dialogs`` on a generated 100,000-dialog JSONL and CSV file.
+"""Loader scale: ``load_dialogs`` on generated 100,000-dialog JSONL, CSV and turn-per-row files.
 
-Each loader runs in its own child process. Every child imports the same modules first
-(inspect_ai and inspect_empathy), so peak RSS differs only by what the loading itself
-holds; the RSS growth during loading is reported too. The baselines are plain
-``json.loads`` per line and ``csv.reader`` rows of the same file; Inspect's own
-``json_dataset`` building chat-message samples is shown for reference.
-Target: load time and peak RSS <= 3x the plain parse.
+Each loader runs in its own child process, and the kinds run interleaved (every kind once,
+then again, ...). Every child imports the same modules first (inspect_ai, inspect_empathy,
+pandas), so peak RSS differs only by what the loading itself holds; the RSS growth during
+loading is reported too. The baselines are plain ``json.loads`` per line for JSONL,
+``pandas.read_csv`` for the CSV, and ``pandas.read_csv`` + ``groupby`` (the turns of each
+dialog gathered into lists) for the turn-per-row file (``layout: turns``). ``csv.reader``
+rows and Inspect's own ``json_dataset`` building chat-message samples are shown for
+reference. Target: load time and peak RSS <= 3x the baseline. Building the Inspect
+samples afterwards is measured apart (``+ samples built``): the load is the target.
 
     python benchmarks/loader_scale.py                 # 100,000 dialogs
     python benchmarks/loader_scale.py --dialogs 2000
@@ -37,14 +40,53 @@ CSV_MAPPING: dict[str, Any] = {
     "roles": {"Seeker": "user", "Supporter": "bot"},
     "scale": [1, 3],
 }
+TURNS_MAPPING: dict[str, Any] = {
+    "layout": "turns",
+    "dialog": "dialog",
+    "order": "order",
+    "speaker": "speaker",
+    "text": "text",
+    "rating": "rating",
+    "roles": {"Seeker": "user", "Supporter": "bot"},
+    "scale": [1, 3],
+}
 # (kind, file format, baseline kind or None if this is a baseline)
 KINDS: list[tuple[str, str, str | None]] = [
     ("plain_json", "jsonl", None),
     ("inspect_json_dataset", "jsonl", "plain_json"),
     ("load_dialogs_jsonl", "jsonl", "plain_json"),
+    ("pandas_csv", "csv", None),
     ("plain_csv", "csv", None),
-    ("load_dialogs_csv", "csv", "plain_csv"),
+    ("load_dialogs_csv", "csv", "pandas_csv"),
+    ("pandas_turns_groupby", "turns", None),
+    ("load_dialogs_turns", "turns", "pandas_turns_groupby"),
 ]
+
+
+def write_turns_csv(path: Path, n: int) -> int:
+    """Write n dialogs one row per turn (dialog, order, speaker, text, rating on the last
+    bot turn, 1-3); returns the number of rows."""
+    import csv
+
+    from _common import CSV_ROLES, base_dialogs
+
+    rows, _ = base_dialogs()
+    count = 0
+    with path.open("w", encoding="utf-8", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["dialog", "order", "speaker", "text", "rating"])
+        for i in range(n):
+            row = rows[i % len(rows)]
+            turns = row["turns"]
+            last_bot = max(k for k, t in enumerate(turns) if t["role"] != "user")
+            rating = row.get("rating")
+            rating3 = "2" if rating is None else str(1 + round((float(rating) - 1) / 2))
+            for k, turn in enumerate(turns[: last_bot + 1]):
+                cell = rating3 if k == last_bot else ""
+                text = " ".join(turn["content"].split())
+                writer.writerow([f"{row['id']}-{i}", k + 1, CSV_ROLES[turn["role"]], text, cell])
+                count += 1
+    return count
 
 
 def child(kind: str, path: str) -> None:
@@ -54,6 +96,7 @@ def child(kind: str, path: str) -> None:
     import time
 
     import inspect_ai.dataset  # noqa: F401 - same imports in every child
+    import pandas
 
     import inspect_empathy
 
@@ -65,6 +108,13 @@ def child(kind: str, path: str) -> None:
     elif kind == "plain_csv":
         with open(path, encoding="utf-8", newline="") as f:
             loaded = list(csv.reader(f))[1:]
+    elif kind == "pandas_csv":
+        loaded = pandas.read_csv(path)
+    elif kind == "pandas_turns_groupby":
+        frame = pandas.read_csv(path)
+        loaded = frame.groupby("dialog", sort=False)["text"].agg(list)
+    elif kind == "load_dialogs_turns":
+        loaded = inspect_empathy.load_dialogs(path, format="csv", **TURNS_MAPPING)
     elif kind == "inspect_json_dataset":
         from inspect_ai.dataset import Sample, json_dataset
         from inspect_ai.model import ChatMessageAssistant, ChatMessageUser
@@ -134,9 +184,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     results: dict[str, dict[str, Any]] = {}
     runs: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="bench-loader-") as tmp:
-        files = {"jsonl": Path(tmp) / "dialogs.jsonl", "csv": Path(tmp) / "dialogs.csv"}
+        files = {"jsonl": Path(tmp) / "dialogs.jsonl", "csv": Path(tmp) / "dialogs.csv",
+                 "turns": Path(tmp) / "turns.csv"}  # fmt: skip
         source = write_dialogs_jsonl(files["jsonl"], args.dialogs)
         write_dialogs_csv(files["csv"], args.dialogs)
+        turn_rows = write_turns_csv(files["turns"], args.dialogs)
         sizes = {fmt: p.stat().st_size / 2**20 for fmt, p in files.items()}
         for rep in range(args.repeats):
             for kind, fmt, _ in kinds:
@@ -231,13 +283,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ]
     print(table(headers, rows))
     payload = {
-        "target": f"load_dialogs time and peak RSS <= {TARGET} x plain json/csv parsing",
+        "target": (
+            f"load_dialogs time and peak RSS <= {TARGET} x json.loads (JSONL), "
+            "pandas.read_csv (CSV), pandas.read_csv + groupby (layout: turns)"
+        ),
         "settings": {
             "dialogs": args.dialogs,
             "repeats": args.repeats,
             "file_mb": sizes,
             "dataset_source": source,
             "csv_mapping": CSV_MAPPING,
+            "turns_mapping": TURNS_MAPPING,
+            "turn_rows": turn_rows,
+            "interleaved": "each repeat runs every kind once, in the order of 'summary'",
         },
         "summary": summary,
         "runs": runs,

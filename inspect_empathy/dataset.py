@@ -13,7 +13,6 @@ from __future__ import annotations
 import gc
 import logging
 import random
-import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from importlib.resources import files
@@ -26,13 +25,16 @@ from inspect_ai.dataset._dataset import sample_input_len
 from .dialogs import DialogRecord, record_to_sample
 from .loaders import FORMATS, JSON_FORMATS, infer_format, normalise_format
 from .loaders._validate import (
-    BAD_VALUE,
     BOT_LABELS,
     DUPLICATE_ID,
+    SAMPLE_KEYS,
     USER_LABELS,
     DatasetError,
     LoadReport,
     Located,
+    RecordProblem,
+    check_data_metadata,
+    check_record_text,
 )
 from .loaders.hub import hub_format, load_hub
 from .loaders.jsonl import load_jsonl
@@ -264,7 +266,7 @@ def load_dialogs(
       max_turns: Keep only the last N turns of each dialog, led by a
         ``[K earlier turns left out]`` marker.
       **mapping: Format options, e.g. ``transcript``, ``rating``, ``roles``,
-        ``scale`` for CSV (see README, Datasets).
+        ``scale`` for CSV, ``layout``, ``trailing_user`` (see docs/datasets.md).
     """
     fmt = normalise_format(format)
     options: dict[str, Any] = {}
@@ -324,7 +326,9 @@ def load_dialogs(
         else:
             located = loader(path, report, **mapping)
     with _no_gc():
-        records = _unique(located, report)
+        # an exotic encoding (unicode_escape) could decode to a lone surrogate: check then
+        check_text = hub is not None or fmt not in DECODED or "encoding" in mapping
+        records = _unique(located, report, check_text)
     if report.problems:
         if on_invalid == "fail":
             raise DatasetError(report.error_message())
@@ -382,8 +386,22 @@ def _check_max_turns(value: Any) -> int | None:
     return value or None
 
 
-def _unique(located: Iterable[Located], report: LoadReport) -> list[DialogRecord]:
-    """The records, with any repeated id reported (the first one stays)."""
+DECODED = frozenset({"csv", "tsv", "transcript", "empathetic_exchanges", "epitome",
+                     "empathetic_dialogues"})  # fmt: skip
+"""Formats read as text decoded strictly from bytes, with flat string metadata: their
+strings cannot hold a lone surrogate (the decoder refuses one), so none is looked for."""
+
+
+def _unique(
+    located: Iterable[Located], report: LoadReport, check_text: bool = True
+) -> list[DialogRecord]:
+    """The records, with any repeated id, bad text or reserved metadata key reported.
+
+    The first record with an id stays. Every string that reaches the log (id, turns,
+    metadata) must be valid Unicode (``check_text``: off for `DECODED` formats), and no
+    record may carry a key the plugin sets (`SAMPLE_KEYS`): a problem is reported for
+    the record's file and line.
+    """
     records: list[DialogRecord] = []
     seen: dict[str, str] = {}
     for where, record in located:
@@ -391,23 +409,17 @@ def _unique(located: Iterable[Located], report: LoadReport) -> list[DialogRecord
         if first is not None:
             report.problem(where, DUPLICATE_ID, f"duplicate id {record.id!r} (first at {first})")
             continue
-        bad = next((i for i, t in enumerate(record.turns) if _has_surrogate(t.content)), None)
-        if bad is not None:
-            report.problem(
-                where, BAD_VALUE, f"turn {bad} holds invalid Unicode (a lone surrogate escape)"
-            )
+        try:
+            if check_text:
+                check_record_text(record)
+            if record.metadata and not SAMPLE_KEYS.isdisjoint(record.metadata):
+                check_data_metadata({k: None for k in record.metadata if k in SAMPLE_KEYS})
+        except RecordProblem as ex:
+            report.problem(where, ex.kind, ex.detail)
             continue
         seen[record.id] = where
         records.append(record)
     return records
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _has_surrogate(text: str) -> bool:
-    """Whether text holds a lone surrogate (JSON "\\ud800"), which no API can encode."""
-    return not text.isascii() and _SURROGATE.search(text) is not None
 
 
 def read_jsonl(path: Path) -> list[DialogRecord]:

@@ -189,6 +189,6 @@ def test_lone_surrogate_escape_is_invalid_before_any_model_call(tmp_path: Path) 
     bad = {**good, "id": "bad", "turns": [{"role": "user", "content": "hi \ud800"},
                                          good["turns"][1]]}  # fmt: skip
     path.write_text(json.dumps(bad) + "\n" + json.dumps(good) + "\n", encoding="utf-8")
-    with pytest.raises(DatasetError, match=r"surrogate.jsonl:1: turn 0 holds invalid Unicode"):
+    with pytest.raises(DatasetError, match=r"surrogate.jsonl:1: turn 1 holds invalid Unicode"):
         load_dialogs(path)
     assert [s.id for s in load_dialogs(path, on_invalid="skip")] == ["ok"]

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from . import empathetic_dialogues, empathetic_exchanges, epitome, esconv, ieval
-from ._validate import DatasetError, LoadReport, Located
+from ._validate import DatasetError, LoadReport, Located, check_regular_file
 from .jsonl import load_json, load_jsonl, parse_json_file
 from .spec import SPEC_SUFFIXES, is_spec_object
 from .tabular import load_table
@@ -72,6 +72,7 @@ def normalise_format(format: str | None) -> str | None:
 
 
 def _header(path: Path) -> set[str]:
+    check_regular_file(path)
     try:
         with path.open(encoding="utf-8-sig", newline="") as file:
             line = file.readline()

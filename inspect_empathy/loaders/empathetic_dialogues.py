@@ -141,6 +141,8 @@ def _record(
         "emotion": str(head.get("context") or ""),
         "situation": unescape(str(head.get("prompt") or "")),
         "conv_id": conv_id,
+        # both raters' empathy ratings, as the ratings: [...] key keeps them
+        "human_ratings": {"first": first, "second": second},
     }
     if end < len(turns):
         metadata["speaker_turns_cut"] = len(turns) - end

@@ -72,8 +72,8 @@ def load_hub(
         items = ((f"{origin}: row {i}", row) for i, row in enumerate(rows, start=1))
         yield from records_from_utterances(items, report, **mapping)
     elif fmt in ("jsonl", "json"):
-        roles, scale = json_options(mapping, fmt)
-        yield from records_from_objects(rows, report, origin, roles, scale)
+        roles, scale, options = json_options(mapping, fmt)
+        yield from records_from_objects(rows, report, origin, roles, scale, options)
     elif fmt in ("csv", "tsv"):
         yield from load_rows(rows, report, origin, **mapping)
     else:

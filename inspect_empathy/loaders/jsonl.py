@@ -2,8 +2,11 @@
 
 Each dialog is ``{"id", "turns": [{"role", "content"}], "rating", "scale", "metadata"}``
 or OpenAI-style ``{"id", "messages": [...], ...}``. Mapping keys: ``roles`` (label ->
-user or bot) and ``scale`` (the default scale of ``rating``; a record's own
-``scale`` wins).
+user or bot), ``scale`` (the default scale of ``rating``; a record's own
+``scale`` wins), ``trailing_user`` (``cut``: cut user turns after the last bot
+reply, counted; default ``error``) and ``unescape`` (``empathetic_dialogues``:
+``_comma_`` back to ``,``). ``layout: turns`` reads one turn per line instead
+(`turns`).
 """
 
 from __future__ import annotations
@@ -19,22 +22,27 @@ from ._validate import (
     BAD_JSON,
     BAD_VALUE,
     DEFAULT_ROLES,
-    EMPTY_DIALOG,
     MISSING_FIELD,
-    NO_BOT_REPLY,
+    TRAILING_KEY,
     DatasetError,
     LoadReport,
     Located,
     RecordProblem,
+    TextOptions,
+    check_data_metadata,
     check_keys,
+    end_with_bot,
     parse_rating,
     parse_role,
     parse_scale,
+    rater_metadata,
     read_text,
+    record_id_text,
     role_map,
 )
 
-KEYS = ("roles", "scale")
+KEYS = ("roles", "scale", "trailing_user", "unescape", "ratings", "rater_aggregate")
+ID_TYPES = (str, int)
 SKIPPED_ROLES = frozenset({"system", "developer"})
 LIST_KEYS = ("dialogs", "data", "records", "samples")
 
@@ -56,14 +64,15 @@ def _content(value: Any, index: int) -> str:
 
 
 def record_from_object(
-    obj: Any, roles: Mapping[str, str] = DEFAULT_ROLES, scale: Scale = (1.0, 5.0)
+    obj: Any,
+    roles: Mapping[str, str] = DEFAULT_ROLES,
+    scale: Scale = (1.0, 5.0),
+    text: TextOptions | None = None,
 ) -> DialogRecord:
     """A dialog record from one JSON object, or a RecordProblem saying what is wrong."""
     if not isinstance(obj, dict):
         raise RecordProblem(BAD_VALUE, f"expected a JSON object, got {type(obj).__name__}")
-    record_id = obj.get("id")
-    if record_id is None or record_id == "":
-        raise RecordProblem(MISSING_FIELD, "missing field 'id'")
+    record_id = record_id_text(obj.get("id"))
     raw_turns = obj.get("turns")
     if raw_turns is None:
         raw_turns = obj.get("messages")
@@ -82,6 +91,8 @@ def record_from_object(
             raise RecordProblem(MISSING_FIELD, f"turn {index}: missing field 'content'")
         label = turn["role"]
         content = _content(turn["content"], index).strip()
+        if text is not None and text.unescape is not None:
+            content = text.unescape(content)
         if isinstance(label, str) and label.lower() in SKIPPED_ROLES:
             system.append(content)
             continue
@@ -92,17 +103,22 @@ def record_from_object(
             turns[-1] = Turn(role, turns[-1].content + "\n" + content)  # type: ignore[arg-type]
         else:
             turns.append(Turn(role, content))  # type: ignore[arg-type]
-    if not turns:
-        raise RecordProblem(EMPTY_DIALOG, "empty dialog")
-    if turns[-1].role != "bot":
-        raise RecordProblem(NO_BOT_REPLY, "dialog does not end with a bot turn")
+    cut = end_with_bot(turns, text is not None and text.cut_trailing_user)
     if "scale" in obj:
         try:
             scale = parse_scale(obj["scale"])
         except DatasetError as ex:
             raise RecordProblem(BAD_VALUE, f"bad scale {obj['scale']!r}") from ex
+    raters = text.raters if text is not None else None
     rating = obj.get("rating")
-    if rating is not None:
+    present: dict[str, float] | None = None
+    if raters is not None:
+        if rating is not None:
+            raise RecordProblem(
+                BAD_VALUE, "has a 'rating' field while ratings: [...] names the raters' fields"
+            )
+        rating, present, absent = raters.combine(obj, scale)
+    elif rating is not None:
         rating = parse_rating(rating, scale)
     metadata = obj.get("metadata")
     if metadata is None:
@@ -110,22 +126,35 @@ def record_from_object(
     elif not isinstance(metadata, dict):
         raise RecordProblem(BAD_VALUE, "metadata must be an object")
     else:
+        check_data_metadata(metadata)
         metadata = dict(metadata)
     if system:
         metadata["system_messages"] = system
-    return DialogRecord(str(record_id), turns, rating, scale, metadata)
+    if present is not None:
+        rater_metadata(metadata, present, absent)
+    if cut:
+        metadata[TRAILING_KEY] = cut
+    return DialogRecord(record_id, turns, rating, scale, metadata)
 
 
-def json_options(mapping: Mapping[str, Any], format: str) -> tuple[Mapping[str, str], Scale]:
+def json_options(
+    mapping: Mapping[str, Any], format: str
+) -> tuple[Mapping[str, str], Scale, TextOptions]:
     check_keys(format, mapping, KEYS)
     roles = role_map(mapping.get("roles"))
     scale = parse_scale(mapping["scale"]) if mapping.get("scale") is not None else (1.0, 5.0)
-    return roles, scale
+    return roles, scale, TextOptions.from_mapping(mapping)
 
 
 def load_jsonl(path: Path, report: LoadReport, **mapping: Any) -> Iterator[Located]:
     """Records from a JSONL file; a bad line is reported with its line number."""
-    roles, scale = json_options(mapping, "jsonl")
+    if mapping.get("layout") is not None:
+        from .turns import load_turns, parse_layout
+
+        if parse_layout(mapping.pop("layout")) == "turns":
+            yield from load_turns(path, report, "jsonl", **mapping)
+            return
+    roles, scale, options = json_options(mapping, "jsonl")
     text = read_text(path)
     loads = json.loads
     # split on \n only: JSON strings may hold raw U+2028, U+0085 and other breaks
@@ -138,10 +167,17 @@ def load_jsonl(path: Path, report: LoadReport, **mapping: Any) -> Iterator[Locat
         except json.JSONDecodeError as ex:
             report.problem(where, BAD_JSON, f"bad JSON: {ex.msg} (column {ex.colno})")
             continue
+        except RecursionError:
+            report.problem(where, BAD_JSON, "bad JSON: nested too deeply")
+            continue
         try:
-            yield where, record_from_object(obj, roles, scale)
+            record = record_from_object(obj, roles, scale, options)
         except RecordProblem as ex:
             report.problem(where, ex.kind, ex.detail)
+            continue
+        options.count(report, record)
+        yield where, record
+    options.summarise(report)
 
 
 def parse_json_file(path: Path, report: LoadReport) -> Any:
@@ -152,6 +188,8 @@ def parse_json_file(path: Path, report: LoadReport) -> Any:
     except json.JSONDecodeError as ex:
         report.problem(f"{path}:{ex.lineno}", BAD_JSON, f"bad JSON: {ex.msg} (column {ex.colno})")
         return None
+    except RecursionError:
+        raise DatasetError(f"{path}: bad JSON: nested too deeply to read") from None
 
 
 def json_items(data: Any, path: Path | str) -> list[Any]:
@@ -172,12 +210,14 @@ def load_json(
     path: Path, report: LoadReport, data: Any = None, **mapping: Any
 ) -> Iterator[Located]:
     """Records from a JSON file holding a list of dialogs (``data``: already parsed)."""
-    roles, scale = json_options(mapping, "json")
+    roles, scale, options = json_options(mapping, "json")
     if data is None:
         data = parse_json_file(path, report)
         if data is None:
             return
-    yield from records_from_objects(json_items(data, path), report, str(path), roles, scale)
+    yield from records_from_objects(
+        json_items(data, path), report, str(path), roles, scale, options
+    )
 
 
 def records_from_objects(
@@ -186,13 +226,19 @@ def records_from_objects(
     origin: str,
     roles: Mapping[str, str] = DEFAULT_ROLES,
     scale: Scale = (1.0, 5.0),
+    options: TextOptions | None = None,
 ) -> Iterator[Located]:
     """Records from JSON-like objects (a file's list, or rows from the hub)."""
+    options = options or TextOptions()
     for number, obj in enumerate(items, start=1):
         where = f"{origin}: record {number}"
-        if isinstance(obj, dict) and obj.get("id") is not None:
+        if isinstance(obj, dict) and isinstance(obj.get("id"), str | int):
             where += f" (id {obj['id']!r})"
         try:
-            yield where, record_from_object(obj, roles, scale)
+            record = record_from_object(obj, roles, scale, options)
         except RecordProblem as ex:
             report.problem(where, ex.kind, ex.detail)
+            continue
+        options.count(report, record)
+        yield where, record
+    options.summarise(report)

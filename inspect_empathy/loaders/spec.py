@@ -18,9 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._validate import DatasetError, read_text
+from ._validate import DatasetError, check_regular_file, read_text
 
 SPEC_SUFFIXES = (".yaml", ".yml")
+MAX_SPEC_BYTES = 256 * 1024
+"""A spec names a file and a mapping: anything larger is refused unread."""
 LOAD_KEYS = ("on_invalid", "max_turns")
 PATH_KEYS = ("emotional_reactions", "interpretations", "explorations")
 """Mapping keys that hold file paths (resolved like ``path``)."""
@@ -46,16 +48,17 @@ def is_spec_object(data: Any) -> bool:
 def read_spec(file: Path, data: Any = None) -> Spec:
     """Parse a spec file (``data``: its already parsed JSON) and resolve its paths."""
     if data is None:
+        check_regular_file(file, MAX_SPEC_BYTES)
         text = read_text(file)
         try:
             if file.suffix.lower() in SPEC_SUFFIXES:
-                import yaml
-
-                data = yaml.safe_load(text)
+                data = load_yaml(text)
             else:
                 data = json.loads(text)
         except json.JSONDecodeError as ex:
             raise DatasetError(f"{file}:{ex.lineno}: bad JSON: {ex.msg}") from ex
+        except RecursionError as ex:
+            raise DatasetError(f"{file}: bad spec: nested too deeply") from ex
         except Exception as ex:  # yaml.YAMLError and friends
             mark = getattr(ex, "problem_mark", None)
             where = f"{file}:{mark.line + 1}" if mark is not None else str(file)
@@ -65,6 +68,19 @@ def read_spec(file: Path, data: Any = None) -> Spec:
     if not data.get("path"):
         raise DatasetError(f"{file}: dataset spec has no 'path'")
     data = dict(data)
+    for key in ("path", "format", "name"):
+        if data.get(key) is not None and not isinstance(data[key], str):
+            raise DatasetError(
+                f"{file}: spec key {key!r} must be text, not {type(data[key]).__name__} "
+                f"{data[key]!r} (quote it: {key}: \"{data[key]}\")"
+            )
+        if isinstance(data.get(key), str) and not data[key].isascii():
+            try:
+                data[key].encode("utf-8")
+            except UnicodeEncodeError:
+                raise DatasetError(
+                    f"{file}: spec key {key!r} holds invalid Unicode (a lone surrogate)"
+                ) from None
     folder = file.parent
     source = str(data.pop("path"))
     if not source.startswith("hf:"):
@@ -81,3 +97,23 @@ def read_spec(file: Path, data: Any = None) -> Spec:
 def _resolve(path: str, folder: Path) -> Path:
     candidate = Path(path).expanduser()
     return candidate if candidate.is_absolute() else folder / candidate
+
+
+def load_yaml(text: str) -> Any:
+    """YAML parsed with the safe loader, refusing anchors and aliases.
+
+    A spec has no use for aliases, and a few nested ones expand into gigabytes
+    (a "billion laughs" bomb): they are an error, raised before anything expands.
+    """
+    import yaml
+
+    class NoAliasLoader(yaml.SafeLoader):
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()
+                raise yaml.composer.ComposerError(
+                    None, None, "aliases (*name) are not allowed in a spec", event.start_mark
+                )
+            return super().compose_node(parent, index)
+
+    return yaml.load(text, Loader=NoAliasLoader)  # noqa: S506 - a SafeLoader subclass

@@ -15,13 +15,22 @@ Mapping keys (all optional when the file uses the default column names):
 - ``scale``: the rating scale, ``[min, max]`` or ``"1-3"`` (default 1-5), mapped
   linearly onto 1-5.
 - ``metadata``: columns copied into sample metadata (default: all other columns).
-- ``delimiter``: field separator (default ``,`` for csv, tab for tsv).
+  A column named like a key the plugin sets (``human_rating``, ``transcript``, ...)
+  is an error: it could forge a rating.
+- ``trailing_user``: ``cut`` cuts user turns after the last bot reply (counted;
+  default ``error``); ``unescape``: ``empathetic_dialogues`` turns ``_comma_`` into ``,``.
+- The dialect: ``delimiter`` (default ``,`` for csv, tab for tsv), ``quotechar``
+  (default ``"``), ``escapechar`` (e.g. ``\\`` for ``\\"`` inside quotes; default
+  none: quotes are doubled), ``na_values`` (cells read as missing, e.g.
+  ``[NULL, NA]``; default: only empty cells), ``encoding`` (default UTF-8).
+- ``layout: turns``: one row per turn (see `turns`).
 """
 
 from __future__ import annotations
 
 import csv
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,24 +40,30 @@ from ._validate import (
     DEFAULT_ROLES,
     EMPTY_DIALOG,
     MISSING_FIELD,
-    NO_BOT_REPLY,
+    RESERVED_METADATA,
+    TRAILING_KEY,
     UNREADABLE,
     DatasetError,
     LoadReport,
     Located,
     RecordProblem,
+    TextOptions,
     add_turn,
     check_keys,
+    check_regular_file,
+    end_with_bot,
     parse_rating,
     parse_scale,
     parse_transcript,
-    read_text,
+    rater_metadata,
     role_map,
+    undecodable_line,
 )
 
 BAD_CSV = "bad CSV"
-KEYS = ("id", "transcript", "context", "response", "rating", "roles", "scale", "metadata",
-        "delimiter")  # fmt: skip
+DIALECT_KEYS = ("delimiter", "quotechar", "escapechar", "na_values", "encoding")
+KEYS = ("id", "transcript", "context", "response", "rating", "ratings", "rater_aggregate",
+        "roles", "scale", "metadata", "trailing_user", "unescape", *DIALECT_KEYS)  # fmt: skip
 FIELD_LIMIT = 2**31 - 1
 
 
@@ -61,10 +76,19 @@ def _looks_labelled(text: str) -> bool:
 class RowMapper:
     """Builds dialog records from rows given as value lists in header order."""
 
-    def __init__(self, header: Sequence[str], origin: str, mapping: Mapping[str, Any]) -> None:
-        columns = {name.strip(): index for index, name in enumerate(header)}
+    def __init__(
+        self,
+        header: Sequence[str],
+        origin: str,
+        mapping: Mapping[str, Any],
+        header_where: str | None = None,
+        text: TextOptions | None = None,
+    ) -> None:
+        where = header_where or origin
+        columns = header_columns(header, where)
         self.header = list(header)
         self.origin = origin
+        self.text = text or TextOptions.from_mapping(mapping)
         self.roles = role_map(mapping.get("roles")) if mapping.get("roles") else DEFAULT_ROLES
         self.scale = parse_scale(mapping["scale"]) if mapping.get("scale") else (1.0, 5.0)
 
@@ -80,7 +104,19 @@ class RowMapper:
             return columns[str(name)]
 
         self.id_col = column("id", "id")
-        self.rating_col = column("rating", "rating")
+        self.raters = self.text.raters
+        self.rater_cols: list[tuple[str, int]] = []
+        if self.raters is None:
+            self.rating_col = column("rating", "rating")
+        else:
+            self.rating_col = None
+            absent = [name for name in self.raters.names if name not in columns]
+            if absent:
+                raise DatasetError(
+                    f"{where}: ratings column(s) {', '.join(map(repr, absent))} not in the header"
+                    f" ({', '.join(repr(c) for c in columns)})"
+                )
+            self.rater_cols = [(name, columns[name]) for name in self.raters.names]
         self.transcript_col = self.context_col = self.response_col = None
         if mapping.get("transcript") is not None:
             self.transcript_col = column("transcript", None)
@@ -97,7 +133,7 @@ class RowMapper:
                 f"and 'response' columns (header: {', '.join(repr(c) for c in columns)})"
             )
         used = {self.id_col, self.rating_col, self.transcript_col, self.context_col,
-                self.response_col}  # fmt: skip
+                self.response_col, *(i for _, i in self.rater_cols)}  # fmt: skip
         wanted = mapping.get("metadata")
         if wanted is None:
             self.meta_cols = [(n, i) for n, i in columns.items() if i not in used and n]
@@ -107,6 +143,15 @@ class RowMapper:
             if missing:
                 raise DatasetError(f"{origin}: metadata columns not in the header: {missing}")
             self.meta_cols = [(n, columns[n]) for n in names]
+        reserved = [n for n, _ in self.meta_cols if n in RESERVED_METADATA]
+        if reserved:
+            raise DatasetError(
+                f"{where}: {RESERVED_METADATA_PROBLEM}: column(s) "
+                f"{', '.join(map(repr, reserved))} would be copied into metadata under a key "
+                "only the plugin may set; rename them, or list the columns to keep with "
+                "metadata: [...]"
+            )
+        self.width = len(header)
         self.needed = max(i for i in used if i is not None) + 1
         if self.id_col is None:
             self.note = "no id column: sample ids are <file stem>-<row number>"
@@ -116,7 +161,7 @@ class RowMapper:
 
     def missing(self, values: Sequence[str]) -> RecordProblem:
         cols = (self.id_col, self.transcript_col, self.context_col, self.response_col,
-                self.rating_col)  # fmt: skip
+                self.rating_col, *(i for _, i in self.rater_cols))  # fmt: skip
         names = [self.header[i] for i in cols if i is not None and i >= len(values)]
         return RecordProblem(MISSING_FIELD, f"missing field(s) {', '.join(map(repr, names))}")
 
@@ -128,11 +173,15 @@ class RowMapper:
         needed, meta_cols, stem = self.needed, self.meta_cols, self.stem
         roles, scale, cache = self.roles, self.scale, {}  # type: dict[str, str]
         low, high = scale
-        missing = self.missing
+        missing, width = self.missing, self.width
+        unescape, cut_user = self.text.unescape, self.text.cut_trailing_user
+        raters, rater_cols = self.raters, self.rater_cols
 
         def record(values: Sequence[str], row_number: int) -> DialogRecord:
             if len(values) < needed:
                 raise missing(values)
+            if len(values) > width:
+                raise extra_cells(values, width)
             if id_col is not None:
                 record_id = values[id_col].strip()
                 if not record_id:
@@ -143,13 +192,21 @@ class RowMapper:
                 text = values[transcript_col]
                 if not text or text.isspace():
                     raise RecordProblem(EMPTY_DIALOG, "empty dialog")
+                if unescape is not None:
+                    text = unescape(text)
                 turns = parse_transcript(text, roles, cache)
             else:
-                turns = _context_turns(values[context_col], values[response_col], roles, cache)  # type: ignore[index]
-            if not turns:
-                raise RecordProblem(EMPTY_DIALOG, "empty dialog")
-            if turns[-1].role != "bot":
-                raise RecordProblem(NO_BOT_REPLY, "dialog does not end with a bot turn")
+                context, reply = values[context_col], values[response_col]  # type: ignore[index]
+                if unescape is not None:
+                    context, reply = unescape(context), unescape(reply)
+                turns = _context_turns(context, reply, roles, cache)
+            cut = 0
+            if not turns or turns[-1].role != "bot":
+                # read the labels again only now, for the error message
+                seen: list[str] = []
+                if transcript_col is not None and not any(t.role == "bot" for t in turns):
+                    parse_transcript(text, roles, cache, seen)
+                cut = end_with_bot(turns, cut_user, seen)
             rating = None
             if rating_col is not None:
                 raw = values[rating_col]
@@ -161,13 +218,50 @@ class RowMapper:
                     # an empty cell is an unrated dialog, like "rating": null in JSON
                     rating = parse_rating(raw, scale) if raw.strip() else None
             metadata = {n: values[i] for n, i in meta_cols if i < len(values) and values[i]}
+            if raters is not None:
+                cells = {n: values[i] if i < len(values) else "" for n, i in rater_cols}
+                rating, present, absent = raters.combine(cells, scale)
+                rater_metadata(metadata, present, absent)
+            if cut:
+                metadata[TRAILING_KEY] = cut
             return DialogRecord(record_id, turns, rating, scale, metadata)
 
         return record
 
 
+RESERVED_METADATA_PROBLEM = "reserved metadata key"
+
+
+def header_columns(header: Sequence[str], where: str) -> dict[str, int]:
+    """Column name -> index; a name given twice is an error (else the last would win)."""
+    columns: dict[str, int] = {}
+    for index, name in enumerate(header):
+        name = name.strip()
+        if name in columns and name:
+            raise DatasetError(
+                f"{where}: {BAD_CSV}: column {name!r} appears twice in the header "
+                f"(columns {columns[name] + 1} and {index + 1})"
+            )
+        columns[name] = index
+    return columns
+
+
+def extra_cells(values: Sequence[str], width: int) -> RecordProblem:
+    """A row with more cells than the header (they would be dropped)."""
+    hint = ""
+    if any('\\"' in value for value in values):
+        hint = "; quotes escaped with a backslash? set escapechar: '\\'"
+    return RecordProblem(
+        BAD_CSV, f"row has {len(values)} cells, the header {width}: cells beyond it{hint}"
+    )
+
+
 def _context_turns(
-    context: str, reply: str, roles: Mapping[str, str], cache: dict[str, str]
+    context: str,
+    reply: str,
+    roles: Mapping[str, str],
+    cache: dict[str, str],
+    seen: list[str] | None = None,
 ) -> list[Turn]:
     context, reply = context.strip(), reply.strip()
     if not context and not reply:
@@ -177,50 +271,124 @@ def _context_turns(
     if not context:
         raise RecordProblem(MISSING_FIELD, "missing field 'context' (empty cell)")
     if _looks_labelled(context):
-        turns = parse_transcript(context, roles, cache)
+        turns = parse_transcript(context, roles, cache, seen)
     else:
         turns = [Turn("user", context)]
     add_turn(turns, "bot", reply)
     return turns
 
 
-def csv_rows(path: Path, report: LoadReport, delimiter: str) -> Iterator[tuple[int, list[str]]]:
-    """(line, values) for each non-blank row, header first; a broken file is reported."""
+YAML_NULLS = ("NULL", "null", "Null")
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """How a CSV/TSV file is written: the spec's dialect keys."""
+
+    delimiter: str = ","
+    quotechar: str = '"'
+    escapechar: str | None = None
+    na_values: frozenset[str] = frozenset()
+    encoding: str = "utf-8-sig"
+
+    @classmethod
+    def from_mapping(cls, mapping: dict[str, Any], format: str = "csv") -> Dialect:
+        """The dialect keys of a mapping (removed from it), checked."""
+        delimiter = mapping.pop("delimiter", "\t" if format == "tsv" else ",")
+        quotechar = mapping.pop("quotechar", '"')
+        escapechar = mapping.pop("escapechar", None)
+        for key, value in (("delimiter", delimiter), ("quotechar", quotechar),
+                           ("escapechar", escapechar)):  # fmt: skip
+            if value is not None and (not isinstance(value, str) or len(value) != 1):
+                raise DatasetError(f"{key} must be one character, not {value!r}")
+        na = mapping.pop("na_values", None)
+        if na is None:
+            na_values: frozenset[str] = frozenset()
+        elif isinstance(na, str):
+            na_values = frozenset({na})
+        elif isinstance(na, list | tuple):
+            # YAML reads an unquoted NULL / null as no value: take it as those spellings
+            na_values = frozenset(
+                text for v in na for text in ((str(v),) if v is not None else YAML_NULLS)
+            )
+        else:
+            raise DatasetError(f"na_values must be a list of cell texts, not {na!r}")
+        encoding = str(mapping.pop("encoding", None) or "utf-8-sig")
+        if encoding.replace("-", "").replace("_", "").lower() == "utf8":
+            encoding = "utf-8-sig"
+        try:
+            "".encode(encoding)
+        except LookupError:
+            raise DatasetError(f"unknown encoding {encoding!r}") from None
+        return cls(delimiter, quotechar, escapechar, na_values, encoding)
+
+
+def csv_rows(
+    path: Path, report: LoadReport, delimiter: str | Dialect = ","
+) -> Iterator[tuple[int, list[str]]]:
+    """(line, values) for each non-blank row, header first; a broken file is reported.
+
+    Only regular files are opened. A parse error ends the read with a problem at its
+    line; cells listed in the dialect's ``na_values`` read as empty (missing).
+    """
+    dialect = delimiter if isinstance(delimiter, Dialect) else Dialect(delimiter)
     if csv.field_size_limit() < FIELD_LIMIT:
         csv.field_size_limit(FIELD_LIMIT)
-    if not path.is_file():
-        read_text(path)  # raises the right DatasetError
+    check_regular_file(path)
     try:
-        file = path.open(encoding="utf-8-sig", newline="")
+        file = path.open(encoding=dialect.encoding, newline="")
     except OSError as ex:
         raise DatasetError(f"{path}: {UNREADABLE}: {ex.strerror or ex}") from ex
+    na = dialect.na_values
     with file:
-        reader = csv.reader(file, delimiter=delimiter)
+        reader = csv.reader(
+            file,
+            delimiter=dialect.delimiter,
+            quotechar=dialect.quotechar,
+            escapechar=dialect.escapechar,
+            doublequote=True,
+            strict=True,
+        )
         line = 1
         try:
             for values in reader:
                 start, line = line, reader.line_num + 1
                 if values and any(values):
+                    if na:
+                        values = ["" if v.strip() in na else v for v in values]
                     yield start, values
         except csv.Error as ex:
-            report.problem(f"{path}:{reader.line_num}", BAD_CSV, f"bad CSV: {ex}")
+            hint = ""
+            if dialect.escapechar is None and "expected after" in str(ex):
+                hint = " (quotes escaped with a backslash? set escapechar: '\\')"
+            report.problem(
+                f"{path}:{reader.line_num}", BAD_CSV, f"bad CSV: {ex}{hint}; the rest of the "
+                "file was not read"
+            )
         except UnicodeDecodeError as ex:
             raise DatasetError(
-                f"{path}: {UNREADABLE}: not UTF-8 text (near line {line}: {ex.reason})"
+                undecodable_line(path, dialect.encoding)
+                or f"{path}: {UNREADABLE}: cannot decode ({ex.reason})"
             ) from ex
 
 
 def load_table(
     path: Path, report: LoadReport, format: str = "csv", **mapping: Any
 ) -> Iterator[Located]:
-    """Records from a CSV/TSV file, one dialog per row."""
+    """Records from a CSV/TSV file, one dialog per row (or one turn per row: ``layout``)."""
+    if mapping.get("layout") is not None:
+        from .turns import load_turns, parse_layout
+
+        if parse_layout(mapping.pop("layout")) == "turns":
+            yield from load_turns(path, report, format, **mapping)
+            return
     check_keys(format, mapping, KEYS)
-    delimiter = str(mapping.pop("delimiter", "\t" if format == "tsv" else ","))
-    rows = csv_rows(path, report, delimiter)
+    dialect = Dialect.from_mapping(mapping, format)
+    rows = csv_rows(path, report, dialect)
     first = next(rows, None)
     if first is None:
         return
-    mapper = RowMapper(first[1], str(path), mapping)
+    mapper = RowMapper(first[1], str(path), mapping, f"{path}:{first[0]}")
     if mapper.note:
         report.note(mapper.note)
     build = mapper.builder()
@@ -233,9 +401,13 @@ def load_table(
             continue
         if record.rating is None:
             unrated += 1
+        mapper.text.count(report, record)
         yield f"{path}:{line}", record
+    mapper.text.summarise(report)
     if unrated and mapper.rating_col is not None:
         report.note(f"{unrated} row(s) with an empty rating cell loaded unrated")
+    if unrated and mapper.raters is not None:
+        report.note(f"{unrated} row(s) with no rater's rating loaded unrated")
 
 
 def load_rows(
@@ -243,7 +415,8 @@ def load_rows(
 ) -> Iterator[Located]:
     """Records from dict rows (e.g. a hub dataset) with the same mapping as a CSV."""
     check_keys("csv", mapping, KEYS)
-    mapping.pop("delimiter", None)
+    for key in DIALECT_KEYS:
+        mapping.pop(key, None)
     mapper: RowMapper | None = None
     build: Callable[[Sequence[str], int], DialogRecord] | None = None
     for row_number, row in enumerate(rows, start=1):
@@ -253,6 +426,11 @@ def load_rows(
         values = ["" if row.get(c) is None else str(row.get(c)) for c in mapper.header]
         where = f"{origin}: row {row_number}"
         try:
-            yield where, build(values, row_number)
+            record = build(values, row_number)
         except RecordProblem as ex:
             report.problem(where, ex.kind, ex.detail)
+            continue
+        mapper.text.count(report, record)
+        yield where, record
+    if mapper is not None:
+        mapper.text.summarise(report)

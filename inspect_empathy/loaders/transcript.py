@@ -3,8 +3,10 @@
 Each dialog may open with ``# key: value`` header lines: ``# id: ...`` (default
 ``<file stem>-<n>``, n counting dialogs from 1), ``# rating: ...`` and any other
 key, which goes into sample metadata. Other lines starting with ``#`` are comments.
-Indent a continuation line that would otherwise look like ``Word: text``.
-Mapping keys: ``roles`` (label -> user or bot) and ``scale`` (rating scale).
+Indent a continuation line that would otherwise look like ``Word: text`` (an
+indented line whose label is a role still opens a turn). Mapping keys: ``roles``
+(label -> user or bot), ``scale`` (rating scale), ``trailing_user`` and ``unescape``
+(as for every generic format, see `_validate.TextOptions`).
 """
 
 from __future__ import annotations
@@ -16,11 +18,14 @@ from typing import Any
 from ..dialogs import DialogRecord, Scale
 from ._validate import (
     DEFAULT_ROLES,
+    TRAILING_KEY,
     LoadReport,
     Located,
     RecordProblem,
+    TextOptions,
+    check_data_metadata,
     check_keys,
-    finish_turns,
+    end_with_bot,
     parse_rating,
     parse_scale,
     parse_transcript,
@@ -29,7 +34,7 @@ from ._validate import (
     split_lines,
 )
 
-KEYS = ("roles", "scale")
+KEYS = ("roles", "scale", "trailing_user", "unescape")
 
 
 def dialog_blocks(text: str) -> Iterator[tuple[int, list[str]]]:
@@ -49,7 +54,11 @@ def dialog_blocks(text: str) -> Iterator[tuple[int, list[str]]]:
 
 
 def record_from_block(
-    lines: list[str], default_id: str, roles: dict[str, str], scale: Scale
+    lines: list[str],
+    default_id: str,
+    roles: dict[str, str],
+    scale: Scale,
+    text: TextOptions | None = None,
 ) -> DialogRecord:
     """One record from a block's header and ``LABEL: text`` lines."""
     fields: dict[str, str] = {}
@@ -61,11 +70,21 @@ def record_from_block(
         key, sep, value = line[1:].partition(":")
         if sep and key.strip():
             fields[key.strip().lower()] = value.strip()
-    turns = finish_turns(parse_transcript("\n".join(lines[body_start:]), roles))
+    body = "\n".join(lines[body_start:])
+    text = text or TextOptions()
+    if text.unescape is not None:
+        body = text.unescape(body)
+    seen: list[str] = []
+    turns = parse_transcript(body, roles, seen=seen)
+    cut = end_with_bot(turns, text.cut_trailing_user, seen)
     record_id = fields.pop("id", "") or default_id
     raw = fields.pop("rating", "")
     rating = parse_rating(raw, scale) if raw else None
-    return DialogRecord(record_id, turns, rating, scale, dict(fields))
+    check_data_metadata(fields, "a '# key: value' header line")
+    metadata: dict[str, Any] = dict(fields)
+    if cut:
+        metadata[TRAILING_KEY] = cut
+    return DialogRecord(record_id, turns, rating, scale, metadata)
 
 
 def load_transcript(path: Path, report: LoadReport, **mapping: Any) -> Iterator[Located]:
@@ -73,9 +92,14 @@ def load_transcript(path: Path, report: LoadReport, **mapping: Any) -> Iterator[
     check_keys("transcript", mapping, KEYS)
     roles = role_map(mapping.get("roles")) if mapping.get("roles") else DEFAULT_ROLES
     scale = parse_scale(mapping["scale"]) if mapping.get("scale") else (1.0, 5.0)
+    options = TextOptions.from_mapping(mapping)
     for index, (line, lines) in enumerate(dialog_blocks(read_text(path)), start=1):
         where = f"{path}:{line}"
         try:
-            yield where, record_from_block(lines, f"{path.stem}-{index}", roles, scale)
+            record = record_from_block(lines, f"{path.stem}-{index}", roles, scale, options)
         except RecordProblem as ex:
             report.problem(where, ex.kind, ex.detail)
+            continue
+        options.count(report, record)
+        yield where, record
+    options.summarise(report)
