@@ -43,7 +43,27 @@ LEAVE_ONE_OUT_MAX_N = 50
 # --------------------------------------------------------------------------- fitting
 
 
+def _aligned(judge: Any, human: Any) -> Any:
+    """``human`` in the order of ``judge`` when both are Series indexed by dialog."""
+    if not (isinstance(judge, pd.Series) and isinstance(human, pd.Series)):
+        return human
+    if judge.index.equals(human.index):
+        return human
+    for name, series in (("judge scores", judge), ("human ratings", human)):
+        if series.index.has_duplicates:
+            raise ValueError(f"calibration: dialog ids repeat in the {name}")
+    only = [str(i) for i in judge.index.symmetric_difference(human.index)]
+    if only:
+        shown = ", ".join(only[:5]) + (" ..." if len(only) > 5 else "")
+        raise ValueError(
+            f"calibration: judge scores and human ratings cover different dialogs: {shown}"
+        )
+    return human.reindex(judge.index)
+
+
 def _pairs(judge: Any, human: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Judge scores and human ratings as float arrays (Series are paired by dialog id)."""
+    human = _aligned(judge, human)
     x = np.asarray(judge, dtype=float)
     y = np.asarray(human, dtype=float)
     if x.ndim != 1 or x.shape != y.shape:
@@ -310,12 +330,13 @@ def cross_fitted(
     method: Method = DEFAULT_METHOD,
     folds: int = 10,
     seed: int = 0,
-) -> np.ndarray:
+) -> np.ndarray | pd.Series:
     """Out-of-fold calibrated scores: each dialog's score mapped by a map fitted
     without it (and without the rest of its fold), clipped to 1-5.
 
     Only dialogs with both a judge score and a human rating take part; the others
-    get NaN. Folds are made over those dialogs (see `fold_assignment`).
+    get NaN. Folds are made over those dialogs (see `fold_assignment`). Two Series
+    are paired by dialog id, and the result is then a Series on the judge's index.
     """
     _check_method(method)
     x, y = _pairs(judge, human)
@@ -332,6 +353,8 @@ def cross_fitted(
         held_out = assignment == fold
         params = _fit(lx[~held_out], ly[~held_out], method)
         predictions[labelled[held_out]] = _apply(params, method, lx[held_out])
+    if isinstance(judge, pd.Series):
+        return pd.Series(predictions, index=judge.index, name=judge.name)
     return predictions
 
 
@@ -354,7 +377,7 @@ def calibrated_agreement(
     out-of-fold predictions held fixed). QWK is on scores rounded half up.
     Computed on the dialogs with both a judge score and a human rating.
     """
-    calibrated = cross_fitted(judge, human, method, folds, seed)
+    calibrated = np.asarray(cross_fitted(judge, human, method, folds, seed), dtype=float)
     x, y = _pairs(judge, human)
     both = np.isfinite(x) & np.isfinite(y)
     x, y, calibrated = x[both], y[both], calibrated[both]

@@ -273,3 +273,17 @@ def test_bad_inputs() -> None:
         calibration.cross_fitted([1.0, 2.0], [1.0])
     with pytest.raises(ValueError, match="no dialog has both"):
         calibration.fit_calibration([np.nan], [3.0])
+
+
+def test_series_are_paired_by_dialog_id(table: pd.DataFrame) -> None:
+    judge, human = table["judge_x"], table["human"]
+    shuffled = human.sample(frac=1, random_state=0)
+    assert not shuffled.index.equals(judge.index)
+    predicted = calibration.cross_fitted(judge, shuffled)
+    assert isinstance(predicted, pd.Series) and predicted.index.equals(judge.index)
+    np.testing.assert_array_equal(predicted, calibration.cross_fitted(judge.to_numpy(), human))
+    for method in calibration.METHODS:
+        fitted = calibration.fit_calibration(judge, shuffled, method)
+        assert fitted.parameters == calibration.fit_calibration(judge, human, method).parameters
+    with pytest.raises(ValueError, match="cover different dialogs: d30"):
+        calibration.cross_fitted(judge, human.drop("d30"))
