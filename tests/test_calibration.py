@@ -287,3 +287,54 @@ def test_series_are_paired_by_dialog_id(table: pd.DataFrame) -> None:
         assert fitted.parameters == calibration.fit_calibration(judge, human, method).parameters
     with pytest.raises(ValueError, match="cover different dialogs: d30"):
         calibration.cross_fitted(judge, human.drop("d30"))
+
+
+def test_docs_worked_example_matches_the_code(table: pd.DataFrame) -> None:
+    # every number of docs/humans-and-calibration.md's worked example, recomputed
+    from inspect_empathy import humans
+
+    doc = (Path(__file__).parents[1] / "docs" / "humans-and-calibration.md").read_text("utf-8")
+    ratings = table[RATERS]
+
+    def ci(row: dict | pd.Series, key: str) -> str:
+        return f"{row[key]:.2f} [{row[key + '_low']:.2f}, {row[key + '_high']:.2f}]"
+
+    rows = [humans.humans_table(ratings)]
+    rows += [humans.judge_vs_aggregate(table[j], ratings) for j in ("judge_x", "judge_y")]
+    for row in pd.concat(rows).to_dict("records"):
+        line = f"| {row['rater_a']} | {row['rater_b']} | {row['n']} | "
+        assert line + f"{ci(row, 'spearman')} | {ci(row, 'qwk')} |" in doc
+    alpha = humans.ordinal_alpha(ratings)
+    assert f"Ordinal alpha is {ci(alpha, 'alpha')} over the 29 dialogs" in doc
+    human = humans.aggregate_ratings(ratings)
+    for judge in ("judge_x", "judge_y"):
+        for method in calibration.METHODS:
+            r = calibration.calibrated_agreement(table[judge], human, method)
+            line = f"| {judge} | {method} | {r['n']} | {ci(r, 'mae')} → {ci(r, 'mae_calibrated')} "
+            assert line + f"| {ci(r, 'qwk')} → {ci(r, 'qwk_calibrated')} |" in doc
+    offset = calibration.fit_calibration(table["judge_x"], human).parameters["offset"]
+    assert f"({offset:.2f} fitted on all 30 dialogs" in doc
+    # in-sample against cross-fitted, for judge_x
+    x, y = table["judge_x"].to_numpy(), human.to_numpy()
+    figures = {"in": ([], []), "cross": ([], [])}
+    for method in calibration.METHODS:
+        fitted = calibration.fit_calibration(x, y, method).apply_many(x)
+        for key, mapped in (("in", fitted), ("cross", calibration.cross_fitted(x, y, method))):
+            qwk = cohen_kappa_score(
+                np.floor(mapped + 0.5).astype(int),
+                np.floor(y + 0.5).astype(int),
+                weights="quadratic",
+                labels=[1, 2, 3, 4, 5],
+            )
+            figures[key][0].append(f"{qwk:.3f}")
+            figures[key][1].append(f"{np.mean(np.abs(mapped - y)):.3f}")
+    flat = " ".join(doc.split())
+    summary = humans.ceiling_summary(ratings)
+    assert (
+        f"median pairwise QWK of {summary['pair_qwk_median']:.2f}, Spearman "
+        f"{summary['pair_spearman_median']:.2f}, and median rater-vs-rest QWK "
+        f"{summary['rest_qwk_median']:.3f}, Spearman {summary['rest_spearman_median']:.3f}."
+    ) in flat
+    (in_qwk, in_mae), (cross_qwk, cross_mae) = figures["in"], figures["cross"]
+    assert f"QWK {' / '.join(in_qwk)} and MAE {' / '.join(in_mae)} (shift" in flat
+    assert f"QWK {' / '.join(cross_qwk)} and MAE {' / '.join(cross_mae)}." in flat
