@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 import numpy as np
@@ -89,6 +89,24 @@ def _rating_column(values: pd.Series, what: str) -> pd.Series:
                 f"ratings: {what}, dialog '{dialog}': {raw!r} is outside the 1-5 scale"
             )
     return numbers
+
+
+def ratings_frame(per_dialog: Mapping[str, Mapping[str, float | None]]) -> pd.DataFrame:
+    """The ratings table from ``{dialog id: {rater: rating or None}}`` (e.g. each
+    sample's ratings by rater name): raters in order of first appearance, NaN where
+    a rater did not rate a dialog. Ratings are checked as in `validate_ratings`."""
+    by_name = {
+        dialog: {str(rater): value for rater, value in ratings.items() if value is not None}
+        for dialog, ratings in per_dialog.items()
+    }
+    raters = list(dict.fromkeys(r for ratings in by_name.values() for r in ratings))
+    frame = pd.DataFrame(
+        [[ratings.get(r) for r in raters] for ratings in by_name.values()],
+        index=list(by_name),
+        columns=raters,
+        dtype=object,
+    )
+    return validate_ratings(frame, min_raters=1)
 
 
 def raters_present(df: pd.DataFrame) -> pd.Series:

@@ -244,3 +244,17 @@ def test_input_shape_errors() -> None:
         humans.judge_vs_aggregate(pd.Series([3.0], index=["z"], name="j"), df)
     with pytest.raises(ValueError, match="judge 'j', dialog 'p': 9.0 is outside"):
         humans.judge_vs_aggregate(pd.Series([9.0], index=["p"], name="j"), df)
+
+
+def test_ratings_frame_from_per_dialog_ratings(ratings: pd.DataFrame) -> None:
+    per_dialog = {
+        dialog: {rater: (None if pd.isna(v) else v) for rater, v in row.items()}
+        for dialog, row in ratings.to_dict("index").items()
+    }
+    del per_dialog["d20"]["rater_a"]  # an absent key is a missing rating too
+    frame = humans.ratings_frame(per_dialog)
+    pd.testing.assert_frame_equal(frame, ratings, check_names=False)
+    with pytest.raises(ValueError, match="rater 'b', dialog 'q': 6 is outside"):
+        humans.ratings_frame({"p": {"a": 1}, "q": {"b": 6}})
+    late = humans.ratings_frame({"p": {"a": 1}, "q": {"b": 2, "a": 3}})
+    assert list(late.columns) == ["a", "b"] and math.isnan(late.loc["p", "b"])
