@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .metrics import krippendorff_alpha, quadratic_weighted_kappa, round_score
+from .metrics import quadratic_weighted_kappa, round_score
 
 Aggregate = Literal["median", "mean"]
 
@@ -300,12 +300,10 @@ def ordinal_alpha(df: pd.DataFrame, resamples: int = 2000, seed: int = 0) -> dic
     ratings = validate_ratings(df)
     matrix = _rounded_matrix(ratings)
     matrix = matrix[:, (~np.isnan(matrix)).sum(axis=0) >= 2]
-    value = krippendorff_alpha(
-        [[None if math.isnan(v) else v for v in row] for row in matrix.tolist()]
-    )
-    out = {"alpha": math.nan if value is None else value, "alpha_low": math.nan}
-    out |= {"alpha_high": math.nan, "n": float(matrix.shape[1])}
-    if value is not None:
+    value = _alpha_of(matrix)
+    out = {"alpha": value, "alpha_low": math.nan, "alpha_high": math.nan}
+    out["n"] = float(matrix.shape[1])
+    if math.isfinite(value):
         columns = np.arange(matrix.shape[1])
         out["alpha_low"], out["alpha_high"] = bootstrap_ci(
             (columns,), rowwise(lambda idx: _alpha_of(matrix[:, idx.astype(int)])), resamples, seed
