@@ -29,8 +29,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from ._stats import quadratic_weighted_kappa, round_score
 from .humans import bootstrap_ci, rowwise
-from .metrics import quadratic_weighted_kappa, round_score
 
 Method = Literal["shift", "linear", "isotonic"]
 METHODS: tuple[str, ...] = ("shift", "linear", "isotonic")

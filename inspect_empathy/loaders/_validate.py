@@ -45,6 +45,7 @@ RESERVED_METADATA = frozenset(
         "reference_rating",
         "turns_left_out",
         "reply_words",
+        "judge_prompt",
         "trailing_user_turns_cut",
         "raters_missing",
     }
