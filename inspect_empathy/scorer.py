@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import logging
+import math
 import re
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from inspect_ai.log import transcript
@@ -79,6 +82,7 @@ def empathy_scorer(
     low_mass: LowMass = "keep",
     min_parsed: float = MIN_PARSED,
     group_by: str | None = None,
+    calibration: str | None = None,
 ) -> Scorer:
     """Rate the last assistant reply for empathetical responding, 1-5, G-Eval style.
 
@@ -113,6 +117,9 @@ def empathy_scorer(
         hold a valid score (default 0.5); below it the reply is unscored.
       group_by: Sample metadata field (e.g. ``emotion``) to report the mean,
         stderr and share >= 4 of each group by.
+      calibration: A calibration file (``inspect-empathy calibrate``): each score
+        is mapped onto the human scale with it; the uncalibrated score stays in
+        the Score's metadata (``uncalibrated``), with the map (``calibration``).
     """
     check_method(method, samples)
     if aggregate not in ("mean", "median"):
@@ -124,8 +131,12 @@ def empathy_scorer(
     role = _as_role(model_role)
     explicit = _explicit_judges(model)
     options = JudgeOptions(method, samples, cot, low_mass, float(min_parsed))
+    calibrate = calibrator(calibration)
 
     async def score(state: TaskState, target: Target) -> Score:
+        return calibrate(await judge(state))
+
+    async def judge(state: TaskState) -> Score:
         metadata = state.metadata or {}
         context: dict[str, Any] = {HUMAN_KEY: metadata.get(HUMAN_KEY)}
         if group_by:
@@ -172,6 +183,39 @@ def empathy_scorer(
         return panel_score(judgements, aggregate, context)
 
     return score
+
+
+def load_calibration(path: str) -> Any:
+    """The `Calibration` in a calibration file (ValueError naming the file if bad)."""
+    from .calibration import Calibration
+
+    return Calibration.from_json(path)
+
+
+def calibrator(path: str | None) -> Callable[[Score], Score]:
+    """A function that maps a Score onto the human scale with the calibration file at
+    ``path`` (unscored Scores pass through), or leaves Scores as they are."""
+    if path is None:
+        return lambda score: score
+    calibration = load_calibration(path)
+    label = f"{Path(path).name} ({calibration.method}, n={calibration.n})"
+
+    def calibrate(score: Score) -> Score:
+        value = score.value
+        if not isinstance(value, int | float) or math.isnan(value):
+            return score
+        mapped = calibration.apply(float(value))
+        metadata = {**(score.metadata or {}), "uncalibrated": value, "calibration": label}
+        explanation = f"calibrated {value:.3f} → {mapped:.3f} ({calibration.method}); "
+        return score.model_copy(
+            update={
+                "value": mapped,
+                "metadata": metadata,
+                "explanation": explanation + (score.explanation or ""),
+            }
+        )
+
+    return calibrate
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import Dataset
@@ -14,7 +14,13 @@ from ._compat import PrerequisiteError, active_model
 from ._geval import DEFAULT_SAMPLES, MIN_PARSED, Method, check_method, method_config
 from .dataset import DatasetError, OnInvalid, load_dialogs, skipped_summary
 from .reducer import empathy_mean
-from .scorer import Aggregate, LowMass, empathy_scorer, missing_grader_message
+from .scorer import (
+    Aggregate,
+    LowMass,
+    empathy_scorer,
+    load_calibration,
+    missing_grader_message,
+)
 from .solver import empathy_prompt, judge_generate
 
 
@@ -31,6 +37,7 @@ def empathy(
     input: Literal["dialog", "prompt"] = "dialog",
     low_mass: LowMass = "keep",
     min_parsed: float = MIN_PARSED,
+    calibration: str | None = None,
 ) -> Task:
     """Judge mode: the model under evaluation rates each dialog's last bot reply (1-5).
 
@@ -53,8 +60,11 @@ def empathy(
       low_mass: ``keep`` or ``unscored``: logprobs scores whose score tokens held
         under half the probability (always counted in the ``low_mass`` metric).
       min_parsed: ``samples``: least share of the samples that must hold a score.
+      calibration: A calibration file (``inspect-empathy calibrate``) that maps
+        the judge's scores onto the human scale (raw scores kept beside them).
     """
     check_options(method, samples, low_mass, min_parsed)
+    provenance = calibration_provenance(calibration)
     if input not in ("dialog", "prompt"):
         raise PrerequisiteError(f"input must be 'dialog' or 'prompt', not {input!r}")
     data = load_dialogs(
@@ -71,6 +81,7 @@ def empathy(
             from_output=True,
             low_mass=low_mass,
             min_parsed=min_parsed,
+            calibration=calibration,
         ),
         config=method_config(method, samples, cot),
         epochs=Epochs(1, empathy_mean()),
@@ -80,6 +91,7 @@ def empathy(
             "cot": cot,
             "input": input,
             "dataset": skipped_summary(data),
+            "calibration": provenance,
         },
     )
 
@@ -94,6 +106,18 @@ def check_options(method: str, samples: int, low_mass: str, min_parsed: float) -
         raise PrerequisiteError(f"-T low_mass must be 'keep' or 'unscored', not {low_mass!r}")
     if isinstance(min_parsed, bool) or not 0.0 <= float(min_parsed) <= 1.0:
         raise PrerequisiteError(f"-T min_parsed must be between 0 and 1, not {min_parsed!r}")
+
+
+def calibration_provenance(path: str | None) -> dict[str, Any] | None:
+    """The calibration map's provenance for the log (file, method, n, fitted on), or a
+    one-line error naming the file."""
+    if path is None:
+        return None
+    try:
+        calibration = load_calibration(path)
+    except ValueError as ex:
+        raise PrerequisiteError(str(ex)) from None
+    return {"file": str(path), **calibration.as_dict()}
 
 
 GRADER_ROLE = "grader"
@@ -119,6 +143,7 @@ def empathy_response(
     max_turns: int | None = None,
     low_mass: LowMass = "keep",
     min_parsed: float = MIN_PARSED,
+    calibration: str | None = None,
 ) -> Task:
     """Response mode: the model under evaluation writes the reply; a grader rates it (1-5).
 
@@ -147,8 +172,11 @@ def empathy_response(
       low_mass: ``keep`` or ``unscored``: logprobs scores whose score tokens held
         under half the probability (always counted in the ``low_mass`` metric).
       min_parsed: ``samples``: least share of the samples that must hold a score.
+      calibration: A calibration file (``inspect-empathy calibrate``) that maps
+        the grader's scores onto the human scale (raw scores kept beside them).
     """
     check_options(grader_method, samples, low_mass, min_parsed)
+    provenance = calibration_provenance(calibration)
     if not self_grading and grader_unbound_now(GRADER_ROLE):
         raise PrerequisiteError(missing_grader_message(GRADER_ROLE, SELF_GRADING_HINT))
     data = load_dialogs(
@@ -179,6 +207,7 @@ def empathy_response(
             low_mass=low_mass,
             min_parsed=min_parsed,
             group_by=group_by,
+            calibration=calibration,
         ),
         epochs=Epochs(1, empathy_mean()),
         metadata={
@@ -188,6 +217,7 @@ def empathy_response(
             "self_grading": self_grading,
             "group_by": group_by,
             "dataset": skipped_summary(data),
+            "calibration": provenance,
         },
     )
 

@@ -1,0 +1,83 @@
+"""A calibration file applied to new scores: judge mode, response mode, the scorer."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.log import read_eval_log
+
+from inspect_empathy._compat import PrerequisiteError
+from inspect_empathy.calibration import fit_calibration
+from inspect_empathy.tasks import empathy, empathy_response
+
+FIXTURE = Path(__file__).parent / "fixtures" / "reliability" / "dialogs.jsonl"
+
+
+@pytest.fixture
+def shift_file(tmp_path: Path) -> Path:
+    """A shift map fitted on pairs where people rate one point below the judge."""
+    judge = [2.0, 3.0, 4.0, 5.0, 3.5]
+    path = tmp_path / "calibration.json"
+    fit_calibration(judge, [j - 1.0 for j in judge], "shift", fitted_on=["a.eval"]).to_json(path)
+    return path
+
+
+def scores(log_location: str) -> tuple[list[float], list[float]]:
+    log = read_eval_log(log_location)
+    values, raw = [], []
+    for sample in log.samples or []:
+        score = sample.scores["empathy_scorer"]  # type: ignore[index]
+        if isinstance(score.value, float) and math.isnan(score.value):
+            continue
+        values.append(float(score.value))  # type: ignore[arg-type]
+        raw.append(float(score.metadata["uncalibrated"]))  # type: ignore[index]
+    return values, raw
+
+
+def test_judge_mode_applies_the_map_and_keeps_the_raw_score(
+    shift_file: Path, tmp_path: Path
+) -> None:
+    [log] = eval(
+        empathy(dataset=str(FIXTURE), calibration=str(shift_file)),
+        model="empathy_baseline/lexicon",
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert log.location
+    values, raw = scores(log.location)
+    assert values and len(values) == len(raw)
+    assert values == pytest.approx([max(1.0, r - 1.0) for r in raw])
+    provenance = (log.eval.metadata or {})["calibration"]
+    assert provenance["method"] == "shift" and provenance["n"] == 5
+    assert provenance["fitted_on"] == ["a.eval"]
+    [sample] = [s for s in read_eval_log(log.location).samples or [] if s.scores][:1]
+    assert "calibration.json (shift, n=5)" in sample.scores["empathy_scorer"].metadata[
+        "calibration"
+    ]
+
+
+def test_response_mode_applies_the_map(shift_file: Path, tmp_path: Path) -> None:
+    [log] = eval(
+        empathy_response(dataset=str(FIXTURE), calibration=str(shift_file)),
+        model="empathy_baseline/length",
+        model_roles={"grader": "empathy_baseline/lexicon"},
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert log.location
+    values, raw = scores(log.location)
+    assert values == pytest.approx([max(1.0, r - 1.0) for r in raw])
+
+
+@pytest.mark.parametrize("content", [None, "{not json", '{"format": "other"}'])
+def test_a_bad_calibration_file_is_a_plain_error(
+    content: str | None, tmp_path: Path
+) -> None:
+    path = tmp_path / "cal.json"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    with pytest.raises(PrerequisiteError, match=f"calibration file {path}"):
+        empathy(dataset=str(FIXTURE), calibration=str(path))
