@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import traceback
+
 from inspect_ai.model import ChatMessageUser, ModelOutput
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
@@ -41,25 +43,37 @@ def empathy_prompt(cot: bool = False) -> Solver:
 def judge_generate() -> Solver:
     """``generate()`` for judge mode, where a judge that answered is final.
 
-    A provider answer that Inspect cannot read as a completion (an HTTP 200 with
-    ``choices: []`` or ``message: null``) becomes an output with no completion,
-    which the scorer leaves unscored with the reason, instead of a sample error
-    that ``eval-retry`` would send to the judge again. Transport and API errors
-    (raised after Inspect's retries) stay errors.
+    A provider answer that Inspect cannot read as a completion because it holds
+    none (an HTTP 200 with ``choices: []`` or ``message: null``) becomes an output
+    with no completion, which the scorer leaves unscored with the reason, instead
+    of a sample error that ``eval-retry`` would send to the judge again. Every
+    other exception (transport and API errors after Inspect's retries, a broken
+    installation) stays an error.
     """
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         try:
             return await generate(state)
-        except (IndexError, AttributeError, KeyError, TypeError) as ex:
+        except (IndexError, AttributeError) as ex:
+            if not answered_without_completion(ex):
+                raise
             state.output = ModelOutput(
                 model=str(state.model),
                 choices=[],
-                error=(
-                    "the judge answered with no completion that could be read "
-                    f"({type(ex).__name__}: {str(ex)[:120]})"
-                ),
+                error=f"the judge answered with no completion ({type(ex).__name__}: {ex})",
             )
             return state
 
     return solve
+
+
+def answered_without_completion(ex: BaseException) -> bool:
+    """True for the errors Inspect's providers raise on a response with no completion:
+    indexing an empty ``choices`` list or reading a ``null`` message, while reading
+    the response (the innermost frame is in ``inspect_ai/model``)."""
+    empty = isinstance(ex, IndexError) and "list index out of range" in str(ex)
+    null = isinstance(ex, AttributeError) and "'NoneType' object has no attribute" in str(ex)
+    if not (empty or null):
+        return False
+    frames = traceback.extract_tb(ex.__traceback__)
+    return bool(frames) and "inspect_ai/model/" in frames[-1].filename.replace("\\", "/")
