@@ -197,6 +197,12 @@ SCORE_ONLY = [
         method="logprobs",
     ),
     Case(
+        "one_may_start_ten",
+        chat("1", [tok("1", {"1": 0.5, "10": 0.3, "2": 0.2})]),
+        (1 * 0.5 + 2 * 0.2) / 0.7,
+        method="logprobs",
+    ),
+    Case(
         "full_width_alternatives",
         chat("4", [tok("4", {"4": 0.5, "４": 0.25, "5": 0.25})]),
         4.25,
@@ -422,6 +428,17 @@ def test_answers_through_the_anthropic_sdk(anthropic_server: FakeServer, tmp_pat
         Case("echo", anthropic_answer("Empathetical responding (1–5): 5"), 5.0, method="parse"),
         Case("cut", anthropic_answer("Score: 1", "max_tokens"), "cut off by max_tokens"),
         Case("strong", anthropic_answer("4 - strong empathy"), 4.0, method="parse"),
+        Case("colon", anthropic_answer("4: Demonstrates strong empathy"), 4.0, method="parse"),
+        Case("paren", anthropic_answer("Score: 2 (minimal empathy)"), 2.0, method="parse"),
+        Case("give", anthropic_answer("I'd give it a 4."), 4.0, method="parse"),
+        Case("out_of", anthropic_answer("The score is 4 out of 5."), 4.0, method="parse"),
+        Case("label_line", anthropic_answer("Score:\n4"), 4.0, method="parse"),
+        Case("bullet", anthropic_answer("- Score: 4"), 4.0, method="parse"),
+        Case("word", anthropic_answer("Four"), 4.0, method="parse"),
+        Case("either", anthropic_answer("3 or 4"), "ambiguous"),
+        Case("half", anthropic_answer("4.5"), "not a whole number"),
+        Case("ten", anthropic_answer("8/10"), "another scale"),
+        Case("refusal", anthropic_answer("I can't rate this."), "no score"),
     ]
     check(run_cases(anthropic_server, ANTHROPIC, cases, tmp_path), cases)
 
