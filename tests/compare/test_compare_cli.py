@@ -11,7 +11,7 @@ from inspect_ai import eval
 from inspect_empathy.cli import main
 from inspect_empathy.tasks import empathy
 
-FIXTURE = Path(__file__).parent / "fixtures" / "compare" / "judges.jsonl"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "compare" / "judges.jsonl"
 LEXICON = "empathy_baseline/lexicon"
 LENGTH = "empathy_baseline/length"
 
@@ -42,11 +42,12 @@ def test_compare_prints_ranked_tables_and_writes_report(
     captured = capsys.readouterr()
     assert code == 0, captured.err
     text = captured.out
-    assert f"Best agreement with humans: {LEXICON}" in text
+    assert f"Floor: {LEXICON} is an offline baseline" in text
+    assert "Best agreement" not in text  # baselines are floors, never announced as best
     table = text.split("Judges (ranked):")[1].split("Pairs (same dialogs):")[0]
     assert "| Spearman [95% CI]" in table
     assert table.index(f"| 1    | {LEXICON}") < table.index(f"| 2    | {LENGTH}")
-    assert "CI excludes 0" in text
+    assert "p (Holm)" in text
     assert "Length bias:" in text and "| human" in text
     for name in ("judges.csv", "judges.md", "pairs.csv", "report.html", "agreement.png"):
         assert (out / name).is_file(), name
