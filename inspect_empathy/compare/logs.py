@@ -368,13 +368,17 @@ def read_logs(
 
 
 def _drop_superseded(info: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
-    """Of several logs of one task id (eval-set retries), keep the newest, preferring success."""
+    """Of several logs of one task id and judges (eval-set retries), keep the newest.
+
+    Complete logs are preferred. A re-scored copy of a log (same task id, other
+    judges in its scores) is not a retry and is kept.
+    """
     ok = info["status"].astype(str).eq("success")
     order = info.assign(_ok=ok).sort_values(["_ok", "created"], ascending=[False, False])
-    keep = ~order.duplicated("task_id", keep="first")
+    keep = ~order.duplicated(["task_id", "_raters"], keep="first")
     for path in order.loc[~keep, "log"]:
         notes.append(f"{path}: skipped (superseded by a newer log of the same task)")
-    return order[keep].drop(columns="_ok").sort_values("created")
+    return order[keep].drop(columns=["_ok", "_raters"]).sort_values("created", kind="stable")
 
 
 def _choose_group(
@@ -494,32 +498,33 @@ def load_scores(
             f"(none readable with samples scored by {SCORER}): {shown}"
         )
     info = pd.DataFrame(headers)
-    info["_index"] = range(len(info))
+    info["key"] = range(len(info))
+    info["_raters"] = [",".join(sorted({r["judge_model"] for r in rows})) for rows in all_rows]
     info = _drop_superseded(info, notes)
     frames = []
     for _, header in info.iterrows():
-        frame = pd.DataFrame(all_rows[int(header["_index"])])
-        for key in ("eval_id", "log", "mode", "fingerprint", "cot", "dataset", "created"):
+        frame = pd.DataFrame(all_rows[int(header["key"])])
+        for key in ("key", "log", "mode", "fingerprint", "cot", "dataset", "created"):
             frame[key] = header[key]
         frames.append(frame)
     rows = pd.concat(frames, ignore_index=True)
     chosen = _choose_group(info, rows, dataset, notes)
     info = _set_apart(info, chosen, notes)
     rows = rows[(rows["mode"] == chosen[0]) & (rows["fingerprint"] == chosen[1])]
-    judges = rows[["eval_id", "judge_model", "cot", "created"]].drop_duplicates(
-        ["eval_id", "judge_model"]
+    judges = rows[["key", "judge_model", "cot", "created"]].drop_duplicates(
+        ["key", "judge_model"]
     )
     judges = judges.sort_values("created", kind="stable").reset_index(drop=True)
     judges["judge"] = _label_judges(judges)
-    rows = rows.merge(judges[["eval_id", "judge_model", "judge"]], on=["eval_id", "judge_model"])
+    rows = rows.merge(judges[["key", "judge_model", "judge"]], on=["key", "judge_model"])
     samples = per_dialog(rows)
     compared = info["set_apart"] == ""
-    by_log = rows.groupby("eval_id")
-    info["judges"] = info["eval_id"].map(by_log["judge"].agg(lambda j: ", ".join(dict.fromkeys(j))))
+    by_log = rows.groupby("key")
+    info["judges"] = info["key"].map(by_log["judge"].agg(lambda j: ", ".join(dict.fromkeys(j))))
     info["judges"] = info["judges"].fillna("")
-    counts = rows.drop_duplicates(["eval_id", "id", "epoch"]).groupby("eval_id")
-    info["samples"] = info["eval_id"].map(counts.size()).fillna(0).astype(int)
-    info["errored"] = info["eval_id"].map(counts["errored"].sum()).fillna(0).astype(int)
+    counts = rows.drop_duplicates(["key", "id", "epoch"]).groupby("key")
+    info["samples"] = info["key"].map(counts.size()).fillna(0).astype(int)
+    info["errored"] = info["key"].map(counts["errored"].sum()).fillna(0).astype(int)
     for _, row in info[compared & (info["errored"] > 0)].iterrows():
         notes.append(
             f"{row['log']}: {row['errored']} sample(s) errored (status {row['status']}; "
