@@ -358,6 +358,7 @@ h1 { margin-bottom: 0.2rem; } h2 { margin-top: 2rem; border-bottom: 1px solid #d
 table { border-collapse: collapse; font-size: 0.8rem; margin: 0.6rem 0; max-width: 100%; }
 th, td { border: 1px solid #ddd; padding: 0.25rem 0.4rem; text-align: right; }
 th { background: #f3f4f6; vertical-align: bottom; }
+th:first-child { text-align: left; }
 td { white-space: nowrap; }
 td.text { text-align: left; white-space: normal; overflow-wrap: anywhere; min-width: 7rem; }
 td.path { font-family: monospace; font-size: 0.72rem; min-width: 12rem; }
@@ -381,7 +382,10 @@ def html_table(
         for i, c in enumerate(row):
             kind = "text path" if i in path_columns else "text" if i in text_columns else ""
             attribute = f' class="{kind}"' if kind else ""
-            cells.append(f"<td{attribute}>{html.escape(c)}</td>")
+            text = html.escape(c)
+            if kind:  # allow line breaks after / and _ in model names and paths
+                text = text.replace("/", "/<wbr>").replace("_", "_<wbr>")
+            cells.append(f"<td{attribute}>{text}</td>")
         body.append(f"<tr>{''.join(cells)}</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
