@@ -61,6 +61,8 @@ class JudgeComparison:
     dataset: str = ""
     """The compared dataset: its name and content fingerprint."""
     warnings: list[str] = field(default_factory=list)
+    replies: pd.DataFrame | None = None
+    """Response mode: mean score and share >= 4 per reply model and grader (else None)."""
 
     @property
     def judge_names(self) -> list[str]:

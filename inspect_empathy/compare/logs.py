@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import hashlib
 import math
+import multiprocessing as mp
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,6 +40,8 @@ if TYPE_CHECKING:
 
 JUDGE_MODE = "judge"
 RESPONSE_MODE = "response"
+HEADER_KEYS = ("key", "log", "mode", "fingerprint", "cot", "dataset", "created", "reply_model")
+"""Log header columns copied onto each of its rows."""
 RUBRIC_END = "\n\n\nEvaluation Form"
 """Where the dialog ends inside a rendered rubric prompt (``-T input=prompt``)."""
 
@@ -50,6 +54,8 @@ class LoadedScores:
     logs: pd.DataFrame
     warnings: list[str]
     dataset: str
+    replies: pd.DataFrame | None = None
+    """Response mode: mean score per reply model and grader, over every log read."""
 
 
 def find_logs(sources: Iterable[LogSource]) -> list[str]:
@@ -333,36 +339,63 @@ def _header(path: str, log: EvalLog, rows: list[dict[str, Any]]) -> dict[str, An
     }
 
 
+ReadResult = tuple[dict[str, Any] | None, list[dict[str, Any]], str | None]
+
+PARALLEL_BYTES = 20_000_000
+"""Total log size above which logs are read by parallel worker processes."""
+
+
+def read_one(path: str) -> ReadResult:
+    """One log's header and rows, or a note saying why it was skipped."""
+    shown = display_path(path)
+    try:
+        log = read_eval_log(path, header_only=True)
+        if not has_empathy_scores(log):
+            return None, [], f"{shown}: skipped (not scored by {SCORER})"
+        rows = read_rows(path, log)
+    except Exception as ex:  # noqa: BLE001 - any unreadable file is skipped and named
+        detail = str(ex).strip().splitlines()[0] if str(ex).strip() else ""
+        return None, [], f"{shown}: skipped (unreadable log: {type(ex).__name__}: {detail})"
+    if not rows:
+        return None, [], f"{shown}: skipped (the log has no samples; status {log.status})"
+    return _header(path, log, rows), rows, None
+
+
+def _results(paths: Sequence[str]) -> Iterator[ReadResult]:
+    """``read_one`` for each path, in order: in worker processes when the logs are big."""
+    workers = min(len(paths), os.cpu_count() or 1)
+    size = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
+    if workers < 2 or size < PARALLEL_BYTES or "fork" not in mp.get_all_start_methods():
+        yield from map(read_one, paths)
+        return
+    with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as pool:
+        yield from pool.map(read_one, paths)
+
+
 def read_logs(
     paths: Sequence[str], progress: bool = False
 ) -> tuple[list[dict[str, Any]], list[list[dict[str, Any]]], list[str]]:
     """Headers and rows of every readable log scored by the empathy scorer, plus warnings.
 
     An unreadable log (truncated, empty, not a log), a log without samples or
-    without empathy scores is skipped with a warning that names it.
+    without empathy scores is skipped with a warning that names it. Big logs are
+    read by one worker process per core.
     """
     from tqdm.auto import tqdm
 
     headers: list[dict[str, Any]] = []
     all_rows: list[list[dict[str, Any]]] = []
     notes: list[str] = []
-    bar = tqdm(paths, desc="reading logs", unit="log", disable=not progress, file=sys.stderr)
-    for path in bar:
-        shown = display_path(path)
-        try:
-            log = read_eval_log(path, header_only=True)
-            if not has_empathy_scores(log):
-                notes.append(f"{shown}: skipped (not scored by {SCORER})")
-                continue
-            rows = read_rows(path, log)
-        except Exception as ex:  # noqa: BLE001 - any unreadable file is skipped and named
-            detail = str(ex).strip().splitlines()[0] if str(ex).strip() else ""
-            notes.append(f"{shown}: skipped (unreadable log: {type(ex).__name__}: {detail})")
+    results = _results(paths)
+    bar = tqdm(
+        results, total=len(paths), desc="reading logs", unit="log", disable=not progress,
+        file=sys.stderr,
+    )  # fmt: skip
+    for header, rows, note in bar:
+        if header is None:
+            notes.append(str(note))
             continue
-        if not rows:
-            notes.append(f"{shown}: skipped (the log has no samples; status {log.status})")
-            continue
-        headers.append(_header(path, log, rows))
+        headers.append(header)
         all_rows.append(rows)
     return headers, all_rows, notes
 
@@ -504,10 +537,11 @@ def load_scores(
     frames = []
     for _, header in info.iterrows():
         frame = pd.DataFrame(all_rows[int(header["key"])])
-        for key in ("key", "log", "mode", "fingerprint", "cot", "dataset", "created"):
+        for key in HEADER_KEYS:
             frame[key] = header[key]
         frames.append(frame)
     rows = pd.concat(frames, ignore_index=True)
+    replies = reply_models(rows)
     chosen = _choose_group(info, rows, dataset, notes)
     info = _set_apart(info, chosen, notes)
     rows = rows[(rows["mode"] == chosen[0]) & (rows["fingerprint"] == chosen[1])]
@@ -537,4 +571,31 @@ def load_scores(
         "samples", "errored", "created", "log", "set_apart",
     ]  # fmt: skip
     info = info.sort_values("created", kind="stable").reset_index(drop=True)
-    return LoadedScores(samples=samples, logs=info[columns], warnings=notes, dataset=label)
+    return LoadedScores(
+        samples=samples, logs=info[columns], warnings=notes, dataset=label, replies=replies
+    )
+
+
+def reply_models(rows: pd.DataFrame) -> pd.DataFrame | None:
+    """Response-mode logs: per dataset, grader and reply model, how the replies scored.
+
+    Each reply model wrote its own replies, so these logs are never joined dialog by
+    dialog; this table sets the reply models side by side per grader instead.
+    """
+    response = rows[rows["mode"] == RESPONSE_MODE]
+    if response.empty:
+        return None
+    per_dialog = response.groupby(
+        ["dataset", "judge_model", "reply_model", "id"], sort=False
+    )["score"].mean()
+    frame = per_dialog.reset_index()
+    frame["ge_4"] = (frame["score"] >= 3.5).where(frame["score"].notna())
+    table = frame.groupby(["dataset", "judge_model", "reply_model"], sort=True).agg(
+        dialogs=("id", "nunique"),
+        scored=("score", "count"),
+        mean_score=("score", "mean"),
+        share_ge_4=("ge_4", "mean"),
+    )
+    table = table.reset_index().rename(columns={"judge_model": "grader"})
+    return table.sort_values(["dataset", "grader", "mean_score"], ascending=[True, True, False])
+

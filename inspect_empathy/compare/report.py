@@ -165,6 +165,25 @@ def emotion_display(comparison: JudgeComparison) -> Table:
     return headers, rows
 
 
+def replies_display(comparison: JudgeComparison) -> Table:
+    """Response mode: the reply models side by side per grader."""
+    headers = ["dataset", "grader", "reply model", "dialogs", "scored", "mean score", "share ≥ 4"]
+    frame = comparison.replies if comparison.replies is not None else pd.DataFrame()
+    rows = [
+        [
+            str(r["dataset"]),
+            str(r["grader"]),
+            str(r["reply_model"]),
+            str(r["dialogs"]),
+            str(r["scored"]),
+            number(r["mean_score"], 2),
+            number(r["share_ge_4"], 2),
+        ]
+        for _, r in frame.iterrows()
+    ]
+    return headers, rows
+
+
 def logs_display(comparison: JudgeComparison) -> Table:
     headers = ["judge(s)", "mode", "dataset", "status", "samples", "errored", "compared", "log"]
     rows = [
@@ -309,7 +328,7 @@ METHOD_NOTE = (
     "the judge's own scored dialogs and is not comparable across judges of different "
     "coverage. Coverage: scored / dialogs. Errored: the sample failed (infrastructure; "
     "inspect eval-retry re-runs it); unscored: the judge answered without a usable score. "
-    "Spearman CIs: 95% bootstrap over dialogs, BCa up to 3,000 dialogs and percentile beyond "
+    "Spearman CIs: 95% bootstrap over dialogs, BCa up to 1,000 dialogs and percentile beyond "
     "({resamples} resamples; seed {seed} "
     "combined with the judge's or pair's names, so a pair's figures do not change when "
     "other judges are added). Δρ: paired bootstrap over the dialogs both judges scored and "
@@ -343,6 +362,8 @@ def markdown_report(comparison: JudgeComparison, images: dict[str, Path]) -> str
     section("Score histograms (shares)", histogram_display(comparison), "histograms")
     if not comparison.emotions.empty:
         section("By emotion", emotion_display(comparison), "emotions")
+    if comparison.replies is not None:
+        section("Reply models (response mode)", replies_display(comparison))
     section("Logs", logs_display(comparison))
     out.extend(["## Method", "", markdown_escape(note), ""])
     if comparison.warnings:
@@ -429,6 +450,8 @@ def html_report(comparison: JudgeComparison, images: dict[str, Path]) -> str:
     section("Score histograms", histogram_display(comparison), ["histograms"])
     if not comparison.emotions.empty:
         section("By emotion", emotion_display(comparison), ["emotions"], (0, 1))
+    if comparison.replies is not None:
+        section("Reply models (response mode)", replies_display(comparison), [], (0, 1, 2))
     section("Logs", logs_display(comparison), [], (0, 1, 2, 6), (7,))
     parts.append(f"<h2>Method</h2><p class='note'>{html.escape(note)}</p>")
     if comparison.warnings:
@@ -519,6 +542,8 @@ def write_all(comparison: JudgeComparison, out: Path, plots: bool = True) -> dic
         "emotions": (comparison.emotions, emotion_display),
         "logs": (comparison.logs, None),
     }
+    if comparison.replies is not None:
+        tables["replies"] = (comparison.replies, replies_display)
     for name, (frame, display) in tables.items():
         if frame.empty and name in ("pairs", "emotions"):
             continue

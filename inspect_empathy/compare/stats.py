@@ -25,7 +25,7 @@ from .comparison import LEVELS
 BATCH = 256
 """Resamples drawn at once (bounds memory to a few BATCH x n arrays)."""
 
-BCA_MAX_N = 3000
+BCA_MAX_N = 1000
 """Largest sample for the BCa interval; larger samples get the linear-time percentile one."""
 
 
@@ -68,14 +68,14 @@ class _Ranker:
 
     def ranks(self, drawn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Mid-rank of each draw in each resample (rows of ``drawn``), and the sum of squares."""
-        rows, n = drawn.shape
-        group = self.group[drawn]
-        offsets = (np.arange(rows) * self.groups)[:, None]
-        weight = np.bincount((group + offsets).ravel(), minlength=rows * self.groups)
-        weight = weight.reshape(rows, self.groups).astype(float)
+        rows = drawn.shape[0]
+        offsets = (np.arange(rows, dtype=np.int64) * self.groups)[:, None]
+        flat = self.group[drawn] + offsets
+        weight = np.bincount(flat.ravel(), minlength=rows * self.groups)
+        weight = weight.reshape(rows, self.groups)
         mid = np.cumsum(weight, axis=1) - (weight - 1) / 2
         squares = (weight * mid * mid).sum(axis=1)
-        return np.take_along_axis(mid, group, axis=1), squares
+        return np.take(mid.ravel(), flat), squares
 
 
 def _rho(

@@ -341,4 +341,5 @@ def build_comparison(
         common=common,
         dataset=loaded.dataset,
         warnings=warnings,
+        replies=loaded.replies,
     )

@@ -55,6 +55,7 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     judge(root / "baseline", JUDGES_JSONL, LEXICON)
     response = respond(root / "response", "empathy_baseline/length", LEXICON)
     rescore(response, LENGTH, root / "rescored" / "rescored.eval")
+    respond(root / "response2", LEXICON, LEXICON)
     # same file name, other dialogs (every reply changed) / same dialogs (a copy)
     other = [
         r | {"turns": [*r["turns"][:-1], {"role": "assistant", "content": f"Okay {i}."}]}
@@ -72,6 +73,7 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "baseline": root / "baseline",
         "response": root / "response",
         "rescored": root / "rescored",
+        "response2": root / "response2",
         "a": root / "a",
         "b": root / "b",
         "hardest": hardest,  # type: ignore[dict-item]
@@ -164,6 +166,22 @@ def test_response_mode_logs_compare_graders(logs: dict[str, Path]) -> None:
     assert not comparison.has_human
     log = comparison.logs.iloc[0]
     assert log["mode"] == "response" and log["reply_model"] == LENGTH
+
+
+def test_response_mode_reply_models_side_by_side_never_joined(
+    logs: dict[str, Path], tmp_path: Path
+) -> None:
+    comparison = compare_logs([logs["response"], logs["response2"]], resamples=0)
+    replies = comparison.replies
+    assert replies is not None
+    assert set(replies["reply_model"]) == {LENGTH, LEXICON}
+    assert set(replies["grader"]) == {LEXICON} and (replies["dialogs"] == 6).all()
+    # each reply model wrote its own replies: the logs are not joined dialog by dialog
+    [apart] = [r for r in comparison.logs["set_apart"] if r]
+    assert "other replies" in apart
+    written = write_report(comparison, tmp_path, plots=False)
+    assert "replies.csv" in written
+    assert "Reply models (response mode)" in written["report.md"].read_text()
 
 
 def test_rescored_log_is_attributed_to_the_grader_in_the_scores(logs: dict[str, Path]) -> None:
