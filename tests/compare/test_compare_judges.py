@@ -349,3 +349,42 @@ def test_prompt_input_logs_keep_reply_length(tmp_path: Path, fixture_logs: Path)
     assert len(prompt_rows) == 30 and prompt_rows["reply_words"].notna().all()
     for column in ("reply_words", "score"):
         assert prompt_rows[column].equals(dialog_rows.loc[prompt_rows.index, column])
+
+
+def test_linear_time_bootstrap_equals_spearman_of_the_resampled_arrays() -> None:
+    from inspect_empathy.compare.stats import _Ranker, _rho
+
+    rng = np.random.default_rng(5)
+    x = rng.integers(1, 6, size=60).astype(float)  # many ties
+    y = x + rng.normal(0, 1, size=60).round(1)
+    drawn = rng.integers(0, 60, size=(7, 60))
+    fast = _rho(_Ranker(x).ranks(drawn), _Ranker(y).ranks(drawn), 60)
+    slow = [stats.spearmanr(x[d], y[d]).statistic for d in drawn]
+    assert fast == pytest.approx(slow, abs=1e-12)
+
+
+def test_large_samples_use_the_percentile_bootstrap_reproducibly() -> None:
+    from inspect_empathy.compare import stats as compare_stats
+
+    rng = np.random.default_rng(2)
+    n = compare_stats.BCA_MAX_N + 500
+    human = rng.integers(1, 6, size=n).astype(float)
+    good = human + rng.normal(0, 1, size=n)
+    bad = human + rng.normal(0, 2, size=n)
+    rho = spearman(good, human)
+    low, high = spearman_ci(good, human, resamples=300, seed=4)
+    assert low < rho < high and high - low < 0.1
+    assert (low, high) == spearman_ci(good, human, resamples=300, seed=4)
+    result = paired_difference(good, bad, human, resamples=300, seed=1)
+    assert result["diff_low"] > 0 and result["p_value"] < 0.01
+
+
+def test_parallel_log_reading_gives_the_same_rows(
+    fixture_logs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from inspect_empathy.compare import logs as compare_logs_module
+
+    serial = load_scores(fixture_logs).samples
+    monkeypatch.setattr(compare_logs_module, "PARALLEL_BYTES", 1)
+    parallel = load_scores(fixture_logs).samples
+    pd.testing.assert_frame_equal(serial, parallel)
