@@ -22,8 +22,9 @@ import numpy as np
 from ..metrics import round_score, shares_by_level
 from .comparison import LEVELS
 
-BATCH = 256
-"""Resamples drawn at once (bounds memory to a few BATCH x n arrays)."""
+BATCH_ELEMENTS = 80_000
+"""Draws per batch of resamples: small enough for the CPU caches (3x faster than 256 rows at
+n = 10,000), large enough to amortise the per-batch work."""
 
 BCA_MAX_N = 1000
 """Largest sample for the BCa interval; larger samples get the linear-time percentile one."""
@@ -105,8 +106,9 @@ def bootstrap_rhos(
     rankers = [_Ranker(np.asarray(c, float)) for c in columns]
     rng = np.random.default_rng(seed)
     out = np.empty(resamples)
-    for start in range(0, resamples, BATCH):
-        size = min(BATCH, resamples - start)
+    batch = max(1, min(256, BATCH_ELEMENTS // max(n, 1)))
+    for start in range(0, resamples, batch):
+        size = min(batch, resamples - start)
         drawn = rng.integers(0, n, size=(size, n))
         out[start : start + size] = statistic([r.ranks(drawn) for r in rankers], n)
     return out

@@ -388,3 +388,14 @@ def test_parallel_log_reading_gives_the_same_rows(
     monkeypatch.setattr(compare_logs_module, "PARALLEL_BYTES", 1)
     parallel = load_scores(fixture_logs).samples
     pd.testing.assert_frame_equal(serial, parallel)
+
+
+def test_bootstrap_does_not_depend_on_the_batch_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    from inspect_empathy.compare import stats as compare_stats
+
+    rng = np.random.default_rng(9)
+    x = rng.normal(size=1500)
+    h = np.round(x + rng.normal(size=1500))
+    small = spearman_ci(x, h, resamples=200, seed=2)
+    monkeypatch.setattr(compare_stats, "BATCH_ELEMENTS", 10**9)
+    assert spearman_ci(x, h, resamples=200, seed=2) == small
