@@ -204,7 +204,9 @@ def logs_display(comparison: JudgeComparison) -> Table:
 
 # --- Markdown -----------------------------------------------------------------------------
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|~$])")
+"""Characters that start emphasis, code, links, strikethrough or math, or end a table cell (HTML
+is escaped separately; list and heading markers cannot occur inside a cell or list item)."""
 
 
 def markdown_escape(text: str) -> str:

@@ -88,3 +88,43 @@ def test_compare_requires_logs(capsys: pytest.CaptureFixture[str]) -> None:
         main(["compare"])
     assert exit_info.value.code == 2
     assert "LOGS" in capsys.readouterr().err
+
+
+def test_compare_skips_a_truncated_log_names_it_and_writes_the_report(
+    judge_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    folder = tmp_path / "logs"
+    shutil.copytree(judge_logs, folder)
+    bad = folder / "2026-01-01T00-00-00-00-00_empathy_broken.eval"
+    bad.write_bytes(b"PK\x03\x04 not really a zip")
+    out = tmp_path / "report"
+    assert main(["compare", str(folder), "--out", str(out), "--resamples", "0", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert f"warning: {bad}: skipped (unreadable log" in err
+    assert (out / "report.html").is_file() and (out / "report.md").is_file()
+
+
+def test_compare_dataset_option_must_match(
+    judge_logs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["compare", str(judge_logs), "--dataset", "nonesuch", "--quiet"]) == 1
+    assert "no dataset matches 'nonesuch' (found: judges@" in capsys.readouterr().err
+    assert main(["compare", str(judge_logs), "--dataset", "judges", "--quiet"]) == 0
+
+
+def test_a_failing_plot_is_left_out_and_the_report_still_written(
+    judge_logs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from inspect_empathy.compare import compare_logs, plots, write_report
+
+    def broken(comparison: object, path: Path) -> Path:
+        raise ValueError("Unknown symbol: \\foo")
+
+    monkeypatch.setitem(plots.PLOTS, "histograms", broken)
+    comparison = compare_logs(judge_logs, resamples=0)
+    written = write_report(comparison, tmp_path / "report")
+    assert "histograms.png" not in written and "heatmap.png" in written
+    assert any("plot histograms.png left out: ValueError" in w for w in comparison.warnings)
+    assert "plot histograms.png left out" in written["report.html"].read_text()

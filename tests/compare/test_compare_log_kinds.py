@@ -297,6 +297,7 @@ def test_hostile_labels_and_ids_are_escaped_in_every_output(tmp_path: Path) -> N
     markdown = written["report.md"].read_text() + written["emotions.md"].read_text()
     assert "<script>" not in markdown and "&lt;script&gt;" in markdown
     assert "[x](javascript" not in markdown
+    assert r"\$\\foo\$" in markdown  # no Markdown math either
     assert "<script>" not in written["report.html"].read_text()
     samples = pd.read_csv(written["samples.csv"], dtype=str, keep_default_na=False)
     ids = set(samples["id"])
