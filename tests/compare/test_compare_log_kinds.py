@@ -317,3 +317,18 @@ def _number(text: str) -> bool:
         return math.isfinite(float(text))
     except ValueError:
         return False
+
+
+def test_json_format_logs_are_read_like_eval_logs(logs: dict[str, Path], tmp_path: Path) -> None:
+    from inspect_ai import eval
+
+    from inspect_empathy.tasks import empathy
+
+    eval(
+        empathy(dataset=str(JUDGES_JSONL)), model=LEXICON, log_dir=str(tmp_path),
+        log_format="json", display="none",
+    )  # fmt: skip
+    json_rows = load_scores(tmp_path).samples.set_index("id")
+    eval_rows = load_scores(logs["baseline"]).samples.set_index("id")
+    assert len(json_rows) == 30
+    pd.testing.assert_series_equal(json_rows["score"], eval_rows.loc[json_rows.index, "score"])
