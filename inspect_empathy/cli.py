@@ -10,11 +10,13 @@ from pathlib import Path
 DESCRIPTION = "Tools for the inspect-empathy evals."
 
 COMPARE_HELP = """\
-Compare judge models from Inspect logs of the empathy task: agreement with the human
-ratings (Spearman with a bootstrap CI, Kendall, Pearson, MAE, QWK, within-one), paired
-bootstrap tests of the differences, inter-judge Krippendorff's alpha, length bias, score
-histograms and a per-emotion breakdown. Prints the tables; with --out also writes CSV,
-Markdown, PNG plots and an HTML report.
+Compare judge models from Inspect logs scored by the empathy scorer (judge mode, response
+mode, re-scored logs, panels): agreement with the human ratings on the dialogs every judge
+scored (Spearman with a bootstrap CI, Kendall, MAE, QWK, within-one) beside each judge's
+coverage, errored and unscored counts, paired bootstrap tests with Holm-adjusted p-values,
+inter-judge Krippendorff's alpha, length bias, score histograms and a per-emotion breakdown.
+Logs over other dialogs are set apart and named. Prints the tables; with --out also writes
+CSV, Markdown, PNG plots and an HTML report (see docs/comparison.md).
 
 example:
   inspect eval-set inspect_empathy/empathy \\
@@ -45,6 +47,12 @@ def _parser() -> argparse.ArgumentParser:
         help="bootstrap resamples for CIs and p-values (default 2000; 0 skips them)",
     )
     compare.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    compare.add_argument(
+        "--dataset",
+        default=None,
+        help="which dialogs to compare when the logs cover several datasets: a dataset name "
+        "or content fingerprint prefix (default: the dialogs with the most judges)",
+    )
     compare.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     compare.add_argument(
         "--quiet", action="store_true", help="no progress bar and no tables, only errors"
@@ -53,8 +61,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def compare_command(args: argparse.Namespace) -> int:
-    from ._compare_report import terminal_text
     from .compare import DEFAULT_RESAMPLES, CompareError, compare_logs, write_report
+    from .compare.report import terminal_text
 
     resamples = DEFAULT_RESAMPLES if args.resamples is None else args.resamples
     if resamples < 0:
@@ -62,19 +70,24 @@ def compare_command(args: argparse.Namespace) -> int:
         return 2
     try:
         comparison = compare_logs(
-            args.logs, resamples=resamples, seed=args.seed, progress=not args.quiet
+            args.logs,
+            resamples=resamples,
+            seed=args.seed,
+            progress=not args.quiet,
+            dataset=args.dataset,
         )
     except CompareError as ex:
         print(f"inspect-empathy compare: {ex}", file=sys.stderr)
         return 1
-    for warning in comparison.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
     if not args.quiet:
         print(terminal_text(comparison))
+    written = None
     if args.out is not None:
         written = write_report(comparison, args.out, plots=not args.no_plots)
-        if not args.quiet:
-            print(f"\nWrote {len(written)} files to {args.out}: report: {written['report.html']}")
+    for warning in comparison.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if written is not None and not args.quiet:
+        print(f"\nWrote {len(written)} files to {args.out}: report: {written['report.html']}")
     return 0
 
 

@@ -1,10 +1,14 @@
-"""PNG plots for the judge comparison (matplotlib, Agg backend: no display needed)."""
+"""PNG plots for the judge comparison (matplotlib, Agg backend: no display needed).
+
+Labels come from the logs (model names, emotions): ``$`` is escaped so that
+matplotlib never reads them as mathtext, and a plot that fails anyway is left out
+of the report with a warning instead of stopping it.
+"""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import matplotlib
 
@@ -14,23 +18,29 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from . import _compare_stats as cs  # noqa: E402
-
-if TYPE_CHECKING:
-    from .compare import JudgeComparison
+from . import stats  # noqa: E402
+from .comparison import HUMAN, LEVELS, JudgeComparison  # noqa: E402
 
 DPI = 110
 HUMAN_COLOUR = "#444444"
 
 
-def _short(name: str, width: int = 28) -> str:
-    return name if len(name) <= width else "…" + name[-(width - 1) :]
+def escape(text: object) -> str:
+    """Text that matplotlib shows as itself (``$`` would start mathtext)."""
+    return str(text).replace("$", r"\$")
+
+
+def _short(name: object, width: int = 28) -> str:
+    name = str(name)
+    return escape(name if len(name) <= width else "…" + name[-(width - 1) :])
 
 
 def _wrap(name: str) -> str:
     """A model name on two lines, split after its provider (``openai/`` + ``gpt-4o``)."""
     provider, slash, rest = name.partition("/")
-    return f"{provider}/\n{_short(rest, 24)}" if slash and len(name) > 18 else _short(name)
+    if slash and len(name) > 18:
+        return f"{escape(provider)}/\n{_short(rest, 24)}"
+    return _short(name)
 
 
 def _colours(n: int) -> list[tuple[float, float, float, float]]:
@@ -58,14 +68,14 @@ def heatmaps(comparison: JudgeComparison, path: Path) -> Path | None:
     for index, judge in enumerate(judges):
         ax = axes[index // columns][index % columns]
         rated = samples[(samples["judge"] == judge)].dropna(subset=["score", "human"])
-        matrix = cs.confusion(rated["score"].to_numpy(float), rated["human"].to_numpy(float))
+        matrix = stats.confusion(rated["score"].to_numpy(float), rated["human"].to_numpy(float))
         ax.imshow(matrix, origin="lower", cmap="Blues", vmin=0)
         peak = matrix.max() or 1
         for (i, j), count in np.ndenumerate(matrix):
             colour = "white" if count > peak * 0.6 else "black"
             ax.text(j, i, str(count), ha="center", va="center", color=colour, fontsize=10)
-        ax.set_xticks(range(5), [str(k) for k in cs.LEVELS])
-        ax.set_yticks(range(5), [str(k) for k in cs.LEVELS])
+        ax.set_xticks(range(5), [str(k) for k in LEVELS])
+        ax.set_yticks(range(5), [str(k) for k in LEVELS])
         ax.set_xlabel("human rating")
         ax.set_ylabel("judge score (rounded)")
         row = comparison.judges.set_index("judge").loc[judge]
@@ -89,9 +99,9 @@ def histograms(comparison: JudgeComparison, path: Path) -> Path | None:
     figure, ax = plt.subplots(figsize=(max(6.5, 1.4 * len(raters) + 4), 4.2))
     colours = _colours(len(raters))
     for index, (_, row) in enumerate(table.iterrows()):
-        shares = [row[f"share_{k}"] for k in cs.LEVELS]
-        offsets = np.array(cs.LEVELS) - 0.4 + width * (index + 0.5)
-        human = row["rater"] == cs.HUMAN
+        shares = [row[f"share_{k}"] for k in LEVELS]
+        offsets = np.array(LEVELS) - 0.4 + width * (index + 0.5)
+        human = row["rater"] == HUMAN
         ax.bar(
             offsets,
             shares,
@@ -102,7 +112,7 @@ def histograms(comparison: JudgeComparison, path: Path) -> Path | None:
             edgecolor="white" if not human else "#bbbbbb",
         )
     ax.axvspan(2.5, 4.5, color="#ffdd88", alpha=0.18, zorder=0, label="3-4 (clustering)")
-    ax.set_xticks(list(cs.LEVELS))
+    ax.set_xticks(list(LEVELS))
     ax.set_xlabel("score (rounded half up)")
     ax.set_ylabel("share of dialogs")
     ax.set_ylim(0, 1)
@@ -117,7 +127,10 @@ def agreement_bars(comparison: JudgeComparison, path: Path) -> Path | None:
     table = comparison.judges
     if not comparison.has_human or table.empty:
         return None
-    judges = [_short(j, 34) for j in table["judge"]]
+    judges = [
+        _short(j, 34) + (" (floor)" if floor else "")
+        for j, floor in zip(table["judge"], table["baseline"], strict=True)
+    ]
     y = np.arange(len(judges))[::-1]
     figure, axes = plt.subplots(
         1, 3, figsize=(13, 2.2 + 0.55 * len(judges)), sharey=True, constrained_layout=True
@@ -129,7 +142,7 @@ def agreement_bars(comparison: JudgeComparison, path: Path) -> Path | None:
     has_ci = np.isfinite(low) & np.isfinite(high)
     errors = np.vstack([np.where(has_ci, rho - low, 0), np.where(has_ci, high - rho, 0)])
     panels = (
-        ("spearman", "Spearman ρ with humans (95% CI)"),
+        ("spearman", "Spearman ρ with humans (common set, 95% CI)"),
         ("qwk", "Quadratic weighted κ"),
         ("within_one", "Within one point"),
     )
@@ -184,7 +197,7 @@ def differences(comparison: JudgeComparison, path: Path) -> Path | None:
     ax.set_xlim(extent.min() - margin, extent.max() + margin)
     ax.set_yticks(y, labels)
     ax.set_xlabel("difference in Spearman ρ with humans (paired bootstrap 95% CI)")
-    ax.set_title("Is the better judge better? (green: CI excludes 0)")
+    ax.set_title("Is the better judge better? (green: Holm-adjusted p < 0.05)")
     ax.grid(axis="x", alpha=0.3)
     return _save(figure, path)
 
@@ -195,7 +208,7 @@ def length_scatter(comparison: JudgeComparison, path: Path) -> Path | None:
     if samples.empty:
         return None
     bias = comparison.length_bias.set_index("rater")
-    raters = [*comparison.judge_names, *([cs.HUMAN] if comparison.has_human else [])]
+    raters = [*comparison.judge_names, *([HUMAN] if comparison.has_human else [])]
     columns = min(len(raters), 3)
     rows = math.ceil(len(raters) / columns)
     figure, axes = plt.subplots(
@@ -209,7 +222,7 @@ def length_scatter(comparison: JudgeComparison, path: Path) -> Path | None:
     colours = _colours(len(raters))
     for index, rater in enumerate(raters):
         ax = axes[index // columns][index % columns]
-        if rater == cs.HUMAN:
+        if rater == HUMAN:
             frame = samples.groupby(["dataset", "id"]).agg(
                 score=("human", "first"), reply_words=("reply_words", "first")
             )
@@ -258,7 +271,7 @@ def emotion_heatmap(comparison: JudgeComparison, path: Path) -> Path | None:
             fontsize=8,
         )
     ax.set_xticks(range(grid.shape[1]), [_wrap(j) for j in grid.columns])
-    ax.set_yticks(range(grid.shape[0]), list(grid.index))
+    ax.set_yticks(range(grid.shape[0]), [_short(e, 30) for e in grid.index])
     figure.colorbar(image, ax=ax, label="Spearman ρ with humans")
     ax.set_title("Agreement by emotion")
     return _save(figure, path)
@@ -276,10 +289,15 @@ PLOTS = {
 
 
 def write_plots(comparison: JudgeComparison, out: Path) -> dict[str, Path]:
-    """Write every applicable plot as ``out/<name>.png``."""
+    """Write every applicable plot as ``out/<name>.png``; a failing plot becomes a warning."""
     written: dict[str, Path] = {}
     for name, plot in PLOTS.items():
-        path = plot(comparison, out / f"{name}.png")
+        try:
+            path = plot(comparison, out / f"{name}.png")
+        except Exception as ex:  # noqa: BLE001 - the report must be written regardless
+            plt.close("all")
+            comparison.warnings.append(f"plot {name}.png left out: {type(ex).__name__}: {ex}")
+            continue
         if path is not None:
             written[name] = path
     return written

@@ -11,7 +11,7 @@ from inspect_ai import eval
 from inspect_empathy.cli import main
 from inspect_empathy.tasks import empathy
 
-FIXTURE = Path(__file__).parent / "fixtures" / "compare" / "judges.jsonl"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "compare" / "judges.jsonl"
 LEXICON = "empathy_baseline/lexicon"
 LENGTH = "empathy_baseline/length"
 
@@ -42,11 +42,12 @@ def test_compare_prints_ranked_tables_and_writes_report(
     captured = capsys.readouterr()
     assert code == 0, captured.err
     text = captured.out
-    assert f"Best agreement with humans: {LEXICON}" in text
+    assert f"Floor: {LEXICON} is an offline baseline" in text
+    assert "Best agreement" not in text  # baselines are floors, never announced as best
     table = text.split("Judges (ranked):")[1].split("Pairs (same dialogs):")[0]
     assert "| Spearman [95% CI]" in table
     assert table.index(f"| 1    | {LEXICON}") < table.index(f"| 2    | {LENGTH}")
-    assert "CI excludes 0" in text
+    assert "p (Holm)" in text
     assert "Length bias:" in text and "| human" in text
     for name in ("judges.csv", "judges.md", "pairs.csv", "report.html", "agreement.png"):
         assert (out / name).is_file(), name
@@ -87,3 +88,43 @@ def test_compare_requires_logs(capsys: pytest.CaptureFixture[str]) -> None:
         main(["compare"])
     assert exit_info.value.code == 2
     assert "LOGS" in capsys.readouterr().err
+
+
+def test_compare_skips_a_truncated_log_names_it_and_writes_the_report(
+    judge_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    folder = tmp_path / "logs"
+    shutil.copytree(judge_logs, folder)
+    bad = folder / "2026-01-01T00-00-00-00-00_empathy_broken.eval"
+    bad.write_bytes(b"PK\x03\x04 not really a zip")
+    out = tmp_path / "report"
+    assert main(["compare", str(folder), "--out", str(out), "--resamples", "0", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert f"warning: {bad}: skipped (unreadable log" in err
+    assert (out / "report.html").is_file() and (out / "report.md").is_file()
+
+
+def test_compare_dataset_option_must_match(
+    judge_logs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["compare", str(judge_logs), "--dataset", "nonesuch", "--quiet"]) == 1
+    assert "no dataset matches 'nonesuch' (found: judges@" in capsys.readouterr().err
+    assert main(["compare", str(judge_logs), "--dataset", "judges", "--quiet"]) == 0
+
+
+def test_a_failing_plot_is_left_out_and_the_report_still_written(
+    judge_logs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from inspect_empathy.compare import compare_logs, plots, write_report
+
+    def broken(comparison: object, path: Path) -> Path:
+        raise ValueError("Unknown symbol: \\foo")
+
+    monkeypatch.setitem(plots.PLOTS, "histograms", broken)
+    comparison = compare_logs(judge_logs, resamples=0)
+    written = write_report(comparison, tmp_path / "report")
+    assert "histograms.png" not in written and "heatmap.png" in written
+    assert any("plot histograms.png left out: ValueError" in w for w in comparison.warnings)
+    assert "plot histograms.png left out" in written["report.html"].read_text()

@@ -1,0 +1,139 @@
+"""Compare judge models: agreement with humans, paired significance, bias, plots.
+
+Reads Inspect logs scored by ``empathy_scorer`` (judge mode, response mode,
+re-scored logs, panels) and joins the judges' scores on the dialogs they share::
+
+    from inspect_empathy.compare import compare_judges
+
+    table = compare_judges(["logs/judges"])  # one row per judge, best first
+
+``compare_logs`` returns everything (per-judge table, pairwise differences,
+bias diagnostics, the joined samples) and ``write_report`` writes it as CSV,
+Markdown, PNG plots and one HTML page; ``inspect-empathy compare`` does both.
+
+The package depends one way: ``comparison`` (types) <- ``logs`` (reading) <-
+``stats`` (statistics) <- ``tables`` (the comparison tables) <- ``plots`` /
+``report``. This module only forwards to them, importing each on first use so
+that ``import inspect_empathy`` does not load pandas, scipy or matplotlib.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .comparison import (
+    DEFAULT_RESAMPLES,
+    SCORER,
+    CompareError,
+    JudgeComparison,
+    LogSource,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .logs import LoadedScores
+
+__all__ = [
+    "DEFAULT_RESAMPLES",
+    "SCORER",
+    "CompareError",
+    "JudgeComparison",
+    "compare_judges",
+    "compare_logs",
+    "find_logs",
+    "load_scores",
+    "samples_wide",
+    "summary",
+    "write_report",
+]
+
+
+def find_logs(sources: Sequence[LogSource]) -> list[str]:
+    """Log files named by ``sources``: log files, folders and eval-set folders (recursive)."""
+    from .logs import find_logs as find
+
+    return find(sources)
+
+
+def load_scores(
+    logs: Sequence[LogSource] | LogSource, progress: bool = False, dataset: str | None = None
+) -> LoadedScores:
+    """Read logs into one row per judge and dialog (see ``logs.load_scores``)."""
+    from .logs import load_scores as load
+
+    return load(logs, progress=progress, dataset=dataset)
+
+
+def compare_logs(
+    logs: Sequence[LogSource] | LogSource,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    progress: bool = False,
+    dataset: str | None = None,
+) -> JudgeComparison:
+    """Compare the judges in ``logs`` (files, folders, eval-set folders).
+
+    Args:
+      logs: Log files and/or folders holding them.
+      resamples: Bootstrap resamples for CIs and p-values (0 to skip them).
+      seed: Base seed of the bootstrap (each judge and pair derives its own from its names).
+      progress: Show progress bars while reading logs and bootstrapping.
+      dataset: Which dialogs to compare when the logs cover several datasets: a dataset
+        name or content fingerprint prefix (default: the dialogs with the most judges).
+    """
+    from .logs import load_scores as load
+    from .tables import build_comparison
+
+    loaded = load(logs, progress=progress, dataset=dataset)
+    return build_comparison(loaded, resamples=resamples, seed=seed, progress=progress)
+
+
+def compare_judges(
+    logs: Sequence[LogSource] | LogSource,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    progress: bool = False,
+    dataset: str | None = None,
+) -> pd.DataFrame:
+    """One row per judge in ``logs``, ranked by Spearman with the humans on the common set.
+
+    The ranking uses the dialogs every judge scored and humans rated
+    (``n_common``); ``coverage`` (scored / dialogs) stands beside it and
+    ``low_coverage`` flags a judge that scored fewer dialogs than the best
+    covered one. Errored samples (infrastructure) and unscored ones (the judge
+    answered without a usable score) are separate columns. Baselines
+    (``empathy_baseline/*``) have ``baseline`` set: floors, not contenders. Use
+    ``compare_logs`` for the pairwise tests and bias diagnostics too.
+    """
+    return compare_logs(
+        logs, resamples=resamples, seed=seed, progress=progress, dataset=dataset
+    ).judges
+
+
+def samples_wide(comparison: JudgeComparison) -> pd.DataFrame:
+    """Joined dialogs: human rating, reply length, emotion and one score column per judge."""
+    from .tables import samples_wide as wide
+
+    return wide(comparison)
+
+
+def summary(comparison: JudgeComparison) -> dict[str, Any]:
+    """A JSON-ready summary: judges, pairs, alpha and warnings."""
+    from .report import summary as make
+
+    return make(comparison)
+
+
+def write_report(
+    comparison: JudgeComparison, out: LogSource, plots: bool = True
+) -> dict[str, Path]:
+    """Write CSV, Markdown, PNG plots and an HTML report into ``out``; returns the files.
+
+    The report is always written: a plot that fails is left out with a warning.
+    """
+    from .report import write_all
+
+    return write_all(comparison, Path(out), plots=plots)

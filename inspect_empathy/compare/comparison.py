@@ -1,0 +1,80 @@
+"""What a judge comparison holds: the result type, its error and the shared constants.
+
+The bottom layer of the ``compare`` package: no numpy or pandas at import time,
+so ``import inspect_empathy`` (which Inspect does at every start) stays fast.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+SCORER = "empathy_scorer"
+"""Name of the scorer whose scores are compared."""
+
+BASELINE_PREFIX = "empathy_baseline/"
+"""Offline baseline judges: shown as floors, never announced as the best judge."""
+
+HUMAN = "human"
+"""Label of the human ratings wherever they are listed beside the judges."""
+
+LEVELS = (1, 2, 3, 4, 5)
+
+DEFAULT_RESAMPLES = 2000
+"""Bootstrap resamples for confidence intervals and p-values."""
+
+LogSource = str | os.PathLike[str]
+
+
+class CompareError(ValueError):
+    """The logs could not be compared (none found, none scored by the empathy scorer)."""
+
+
+@dataclass
+class JudgeComparison:
+    """Everything ``compare_logs`` found. All tables are pandas DataFrames."""
+
+    judges: pd.DataFrame
+    """One row per judge, ranked by Spearman with the humans on the common set (best first)."""
+    pairs: pd.DataFrame
+    """One row per pair of judges: Spearman difference, paired bootstrap CI, raw and Holm p."""
+    length_bias: pd.DataFrame
+    """Spearman of score against reply length (words), per judge and for the humans."""
+    histograms: pd.DataFrame
+    """Share of scores at each level 1-5 per judge and for the humans."""
+    emotions: pd.DataFrame
+    """Per emotion and judge breakdown with Spearman CIs (empty without ``emotion``)."""
+    samples: pd.DataFrame
+    """One row per judge and dialog: score, status, human rating, reply length, tokens, ..."""
+    alpha: float
+    """Ordinal Krippendorff's alpha over all judges (NaN with fewer than two)."""
+    logs: pd.DataFrame
+    """One row per log read: path, judge(s), dataset, status, counts, and why it was set apart."""
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = 0
+    common: int = 0
+    """Dialogs every compared judge scored and humans rated: the set the ranking uses."""
+    dataset: str = ""
+    """The compared dataset: its name and content fingerprint."""
+    warnings: list[str] = field(default_factory=list)
+    replies: pd.DataFrame | None = None
+    """Response mode: mean score and share >= 4 per reply model and grader (else None)."""
+
+    @property
+    def judge_names(self) -> list[str]:
+        """Judges in rank order."""
+        return list(self.judges["judge"]) if not self.judges.empty else []
+
+    @property
+    def has_human(self) -> bool:
+        """Whether any dialog has a human rating."""
+        return bool(self.samples["human"].notna().any())
+
+
+def is_baseline(model: str) -> bool:
+    """Whether ``model`` is one of the offline baseline judges (a floor, not a contender)."""
+    return str(model).startswith(BASELINE_PREFIX)

@@ -1,0 +1,601 @@
+"""Reading Inspect logs into one row per judge and dialog.
+
+Every log kind is read: judge-mode logs (the model under evaluation judges),
+response-mode logs (a grader rates the model's reply), logs re-scored with
+``inspect score`` (the grader named in each score's metadata) and panels (one
+row per panel member, from the score's ``judges``, plus the panel itself).
+
+A log's dialogs are identified by content (a hash of sample ids and the dialogs,
+or in response mode the judged replies), not by file name: logs over different
+dialogs are never joined, and the ones set apart are listed with the reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import multiprocessing as mp
+import os
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from inspect_ai.log import (
+    EvalLog,
+    EvalSampleSummary,
+    list_eval_logs,
+    read_eval_log,
+    read_eval_log_sample_summaries,
+)
+
+from ..dialogs import reply_words
+from ..metrics import HUMAN_KEY
+from .comparison import SCORER, CompareError, LogSource
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+JUDGE_MODE = "judge"
+RESPONSE_MODE = "response"
+HEADER_KEYS = ("key", "log", "mode", "fingerprint", "cot", "dataset", "created", "reply_model")
+"""Log header columns copied onto each of its rows."""
+RUBRIC_END = "\n\n\nEvaluation Form"
+"""Where the dialog ends inside a rendered rubric prompt (``-T input=prompt``)."""
+
+
+@dataclass
+class LoadedScores:
+    """What ``load_scores`` read: the compared rows, one row per log, warnings."""
+
+    samples: pd.DataFrame
+    logs: pd.DataFrame
+    warnings: list[str]
+    dataset: str
+    replies: pd.DataFrame | None = None
+    """Response mode: mean score per reply model and grader, over every log read."""
+
+
+def find_logs(sources: Iterable[LogSource]) -> list[str]:
+    """Log files named by ``sources``: log files, folders and eval-set folders (recursive)."""
+    found: list[str] = []
+    sources = list(sources)
+    for source in sources:
+        path = Path(source)
+        if path.is_dir():
+            names = [info.name for info in list_eval_logs(str(path), recursive=True)]
+            found.extend(sorted(names))
+        elif path.is_file():
+            found.append(str(path.resolve()))
+        else:
+            raise CompareError(f"{source}: no such log file or folder")
+    unique = list(dict.fromkeys(found))
+    if not unique:
+        shown = ", ".join(str(s) for s in sources)
+        raise CompareError(f"no Inspect logs (.eval or .json) found in {shown}")
+    return unique
+
+
+def display_path(location: str) -> str:
+    """A log location as a plain path (without ``file://``)."""
+    return location[len("file://") :] if location.startswith("file://") else location
+
+
+# --- the log header -----------------------------------------------------------------------
+
+
+def is_empathy_scorer(name: str) -> bool:
+    """Whether a score name is the empathy scorer's (also ``pkg/empathy_scorer``, ``..1``)."""
+    base = name.rsplit("/", 1)[-1]
+    suffix = base[len(SCORER) :].lstrip("_-") if base.startswith(SCORER) else None
+    return base == SCORER or bool(suffix and suffix.isdigit())
+
+
+def _scorer_spec(log: EvalLog) -> Any:
+    for scorer in log.eval.scorers or []:
+        if is_empathy_scorer(scorer.name):
+            return scorer
+    return None
+
+
+def has_empathy_scores(log: EvalLog) -> bool:
+    """Whether the log was scored by the empathy scorer (in the task or re-scored later)."""
+    if _scorer_spec(log) is not None:
+        return True
+    return any(is_empathy_scorer(s.name) for s in (log.results.scores if log.results else []))
+
+
+def model_name(config: Any) -> str:
+    """A model (or a list of them, a panel) from a log's model role or scorer option."""
+    if isinstance(config, list):
+        return "panel(" + ", ".join(model_name(c) for c in config) + ")"
+    if isinstance(config, dict):
+        return str(config.get("model", config))
+    return str(getattr(config, "model", config))
+
+
+def _options(log: EvalLog) -> dict[str, Any]:
+    scorer = _scorer_spec(log)
+    return dict(scorer.options or {}) if scorer is not None else {}
+
+
+def log_mode(log: EvalLog) -> str:
+    """``judge`` when the model under evaluation judged the dataset's replies, else ``response``."""
+    if _options(log).get("from_output") or (log.eval.metadata or {}).get("mode") == JUDGE_MODE:
+        return JUDGE_MODE
+    return RESPONSE_MODE
+
+
+def judge_model(log: EvalLog) -> str:
+    """The log's judge: the model under evaluation in judge mode, else the bound grader.
+
+    Scores that name their grader (``grader`` in the score metadata) override this.
+    """
+    options = _options(log)
+    if log_mode(log) == JUDGE_MODE:
+        return log.eval.model
+    if options.get("model"):
+        return model_name(options["model"])
+    role = options.get("model_role", "grader")
+    if isinstance(role, dict):  # a ModelRole serialised in the log: {"name": ..., ...}
+        role = role.get("name", "grader")
+    bound = (log.eval.model_roles or {}).get(str(role))
+    if bound:
+        return model_name(bound)
+    return log.eval.model
+
+
+def _cot(log: EvalLog) -> bool:
+    return bool(_options(log).get("cot"))
+
+
+# --- samples ------------------------------------------------------------------------------
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def dialog_content(summary: EvalSampleSummary) -> str:
+    """The judged dialog in one canonical form, whether the input is messages or the prompt.
+
+    Messages give ``user:`` / ``assistant:`` lines (consecutive same-side turns
+    joined); a rendered rubric prompt gives the same from its ``USER:`` / ``BOT:``
+    lines, so ``-T input=dialog`` and ``-T input=prompt`` logs of one dataset match.
+    """
+    lines: list[list[str]] = []
+    if isinstance(summary.input, str):
+        text = summary.input
+        start = text.find("\nUSER: ")
+        end = text.rfind(RUBRIC_END)
+        if start < 0 or end < start:
+            return "text:" + _words(text)
+        for line in text[start + 1 : end].split("\n"):
+            side = {"USER: ": "user", "BOT: ": "bot"}.get(line[: line.find(": ") + 2], "")
+            body = line.partition(": ")[2] if side else line
+            if side and (not lines or lines[-1][0] != side):
+                lines.append([side, body])
+            elif lines:
+                lines[-1][1] += " " + body
+    else:
+        for message in summary.input:
+            if message.role not in ("user", "assistant"):
+                continue
+            side = "user" if message.role == "user" else "bot"
+            if lines and lines[-1][0] == side:
+                lines[-1][1] += " " + message.text
+            else:
+                lines.append([side, message.text])
+    return "\n".join(f"{side}: {_words(body)}" for side, body in lines)
+
+
+def _float(value: Any) -> float:
+    if isinstance(value, bool) or value is None:
+        return math.nan
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return math.nan
+    return number if math.isfinite(number) else math.nan
+
+
+def _human(summary: EvalSampleSummary, score_metadata: dict[str, Any]) -> float:
+    for source in (summary.metadata or {}, score_metadata):
+        value = source.get(HUMAN_KEY)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return _float(value)
+    return math.nan
+
+
+def _reply_words(summary: EvalSampleSummary) -> float:
+    """Words in the dialog's last bot reply (the one judged), if the input ends with one."""
+    words = (summary.metadata or {}).get("reply_words")
+    if isinstance(words, int | float) and not isinstance(words, bool):
+        return float(words)
+    if isinstance(summary.input, str):
+        return math.nan
+    for message in reversed(summary.input):
+        if message.role == "assistant":
+            return float(reply_words(message.text))
+        if message.role == "user":
+            return math.nan
+    return math.nan
+
+
+def _text(value: Any) -> str | None:
+    return str(value) if value not in (None, "") else None
+
+
+def _tokens(summary: EvalSampleSummary) -> float:
+    return float(sum(usage.total_tokens for usage in (summary.model_usage or {}).values()))
+
+
+def _hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _score_rows(
+    summary: EvalSampleSummary, default_judge: str
+) -> list[tuple[str, float, str | None, str | None, dict[str, Any]]]:
+    """(judge, value, method, unscored reason, metadata) for each empathy score of a sample."""
+    rows = []
+    for name, score in (summary.scores or {}).items():
+        if not is_empathy_scorer(name):
+            continue
+        meta = dict(score.metadata or {})
+        judges = meta.get("judges")
+        value = _float(score.value)
+        if isinstance(judges, dict) and judges:
+            for member, info in judges.items():
+                info = info if isinstance(info, dict) else {}
+                rows.append(
+                    (
+                        str(member),
+                        _float(info.get("value")),
+                        _text(info.get("method")),
+                        _text(info.get("unscored_reason")),
+                        meta,
+                    )
+                )
+            panel = "panel(" + ", ".join(str(m) for m in judges) + ")"
+            rows.append((panel, value, "panel", _text(meta.get("unscored_reason")), meta))
+            continue
+        grader = meta.get("grader")
+        judge = str(grader) if isinstance(grader, str) and grader else default_judge
+        reason = _text(meta.get("unscored_reason"))
+        if reason is None and math.isnan(value):
+            reason = _text(score.explanation) or "no score value"
+        rows.append((judge, value, _text(meta.get("method")), reason, meta))
+    return rows
+
+
+def read_rows(path: str, log: EvalLog) -> list[dict[str, Any]]:
+    """One row per sample (epoch) and judge of a log; errored samples get a row per judge."""
+    mode = log_mode(log)
+    default_judge = judge_model(log)
+    rows: list[dict[str, Any]] = []
+    for summary in read_eval_log_sample_summaries(path):
+        error = summary.error or None
+        dialog = dialog_content(summary)
+        base = {
+            "id": str(summary.id),
+            "epoch": summary.epoch,
+            "reply_words": _reply_words(summary),
+            "emotion": _text((summary.metadata or {}).get("emotion")),
+            "tokens": _tokens(summary),
+            "errored": error is not None,
+            "error": str(error)[:200] if error is not None else None,
+        }
+        scores = _score_rows(summary, default_judge)
+        if not scores:
+            reason = None if error is not None else "no empathy score"
+            scores = [(default_judge, math.nan, None, reason, {})]
+        for judge, value, method, reason, meta in scores:
+            content = dialog
+            if mode == RESPONSE_MODE:
+                judged = meta.get("judged_dialog")
+                content = f"{dialog}\nreply by {log.eval.model}: " + (
+                    _words(judged) if isinstance(judged, str) else ""
+                )
+            rows.append(
+                base
+                | {
+                    "judge_model": judge,
+                    "score": value,
+                    "method": method,
+                    "unscored_reason": None if not math.isnan(value) else reason,
+                    "human": _human(summary, meta),
+                    "content": _hash(content)[:16],
+                }
+            )
+    return rows
+
+
+def fingerprint(rows: Sequence[dict[str, Any]]) -> str:
+    """The content fingerprint of a log's dialogs: a hash over (id, dialog hash) pairs."""
+    pairs = sorted({(r["id"], r["content"]) for r in rows})
+    return _hash("\n".join(f"{i}\t{c}" for i, c in pairs))[:10]
+
+
+# --- reading many logs --------------------------------------------------------------------
+
+
+def _header(path: str, log: EvalLog, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "eval_id": log.eval.eval_id,
+        "task_id": log.eval.task_id,
+        "created": log.eval.created,
+        "status": log.status,
+        "task": log.eval.task,
+        "mode": log_mode(log),
+        "reply_model": log.eval.model if log_mode(log) == RESPONSE_MODE else "",
+        "cot": _cot(log),
+        "dataset": log.eval.dataset.name or Path(log.eval.dataset.location or "").stem or "?",
+        "fingerprint": fingerprint(rows),
+        "log": display_path(log.location or path),
+        "set_apart": "",
+    }
+
+
+ReadResult = tuple[dict[str, Any] | None, list[dict[str, Any]], str | None]
+
+PARALLEL_BYTES = 20_000_000
+"""Total log size above which logs are read by parallel worker processes."""
+
+
+def read_one(path: str) -> ReadResult:
+    """One log's header and rows, or a note saying why it was skipped."""
+    shown = display_path(path)
+    try:
+        log = read_eval_log(path, header_only=True)
+        if not has_empathy_scores(log):
+            return None, [], f"{shown}: skipped (not scored by {SCORER})"
+        rows = read_rows(path, log)
+    except Exception as ex:  # noqa: BLE001 - any unreadable file is skipped and named
+        detail = str(ex).strip().splitlines()[0] if str(ex).strip() else ""
+        return None, [], f"{shown}: skipped (unreadable log: {type(ex).__name__}: {detail})"
+    if not rows:
+        return None, [], f"{shown}: skipped (the log has no samples; status {log.status})"
+    return _header(path, log, rows), rows, None
+
+
+def _results(paths: Sequence[str]) -> Iterator[ReadResult]:
+    """``read_one`` for each path, in order: in worker processes when the logs are big."""
+    workers = min(len(paths), os.cpu_count() or 1)
+    size = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
+    if workers < 2 or size < PARALLEL_BYTES or "fork" not in mp.get_all_start_methods():
+        yield from map(read_one, paths)
+        return
+    with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as pool:
+        yield from pool.map(read_one, paths)
+
+
+def read_logs(
+    paths: Sequence[str], progress: bool = False
+) -> tuple[list[dict[str, Any]], list[list[dict[str, Any]]], list[str]]:
+    """Headers and rows of every readable log scored by the empathy scorer, plus warnings.
+
+    An unreadable log (truncated, empty, not a log), a log without samples or
+    without empathy scores is skipped with a warning that names it. Big logs are
+    read by one worker process per core.
+    """
+    from tqdm.auto import tqdm
+
+    headers: list[dict[str, Any]] = []
+    all_rows: list[list[dict[str, Any]]] = []
+    notes: list[str] = []
+    results = _results(paths)
+    bar = tqdm(
+        results, total=len(paths), desc="reading logs", unit="log", disable=not progress,
+        file=sys.stderr,
+    )  # fmt: skip
+    for header, rows, note in bar:
+        if header is None:
+            notes.append(str(note))
+            continue
+        headers.append(header)
+        all_rows.append(rows)
+    return headers, all_rows, notes
+
+
+def _drop_superseded(info: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
+    """Of several logs of one task id and judges (eval-set retries), keep the newest.
+
+    Complete logs are preferred. A re-scored copy of a log (same task id, other
+    judges in its scores) is not a retry and is kept.
+    """
+    ok = info["status"].astype(str).eq("success")
+    order = info.assign(_ok=ok).sort_values(["_ok", "created"], ascending=[False, False])
+    keep = ~order.duplicated(["task_id", "_raters"], keep="first")
+    for path in order.loc[~keep, "log"]:
+        notes.append(f"{path}: skipped (superseded by a newer log of the same task)")
+    return order[keep].drop(columns=["_ok", "_raters"]).sort_values("created", kind="stable")
+
+
+def _choose_group(
+    info: pd.DataFrame, rows: pd.DataFrame, dataset: str | None, notes: list[str]
+) -> tuple[str, str]:
+    """The (mode, fingerprint) group to compare: the one with the most judges, or ``dataset``."""
+    groups = info.groupby(["mode", "fingerprint"], sort=False)
+    if dataset is not None:
+        matches = [
+            key
+            for key, g in groups
+            if dataset in set(g["dataset"]) or str(key[1]).startswith(dataset)
+        ]
+        if len(matches) != 1:
+            found = ", ".join(f"{g['dataset'].iloc[0]}@{k[1]}" for k, g in groups)
+            what = "no" if not matches else "more than one"
+            raise CompareError(f"{what} dataset matches {dataset!r} (found: {found})")
+        return matches[0]
+    judges = rows.groupby(["mode", "fingerprint"], sort=False)["judge_model"].nunique()
+    dialogs = rows.groupby(["mode", "fingerprint"], sort=False)["id"].nunique()
+    ranking = sorted(judges.index, key=lambda k: (-judges[k], -dialogs[k]))
+    return ranking[0]
+
+
+def _set_apart(info: pd.DataFrame, chosen: tuple[str, str], notes: list[str]) -> pd.DataFrame:
+    mode, fp = chosen
+    info = info.copy()
+    label = info.loc[info["fingerprint"] == fp, "dataset"].iloc[0]
+    for index, row in info.iterrows():
+        if (row["mode"], row["fingerprint"]) == chosen:
+            continue
+        if row["mode"] != mode:
+            rated = "model replies" if row["mode"] == RESPONSE_MODE else "the dataset's replies"
+            why = f"{row['mode']}-mode log (it rates {rated}); the compared logs are {mode}-mode"
+        elif row["fingerprint"] != fp and row["mode"] == RESPONSE_MODE:
+            why = (
+                f"it grades other replies (by {row['reply_model']}) or other dialogs "
+                f"(content {row['fingerprint']} vs {fp})"
+            )
+        else:
+            why = (
+                f"other dialogs: dataset {row['dataset']} has content {row['fingerprint']}, "
+                f"the compared {label} has {fp}"
+            )
+        info.loc[index, "set_apart"] = why
+        notes.append(f"{row['log']}: set apart, not compared ({why})")
+    return info
+
+
+def _label_judges(pairs: pd.DataFrame) -> pd.Series:
+    """A unique label per (log, judge model): the model, with [cot] / run number where needed."""
+    label = pairs["judge_model"].astype(str)
+    cot_kinds = pairs.groupby("judge_model")["cot"].transform("nunique")
+    label = label.where(cot_kinds <= 1, label + pairs["cot"].map({True: " [cot]", False: ""}))
+    run = pairs.assign(_label=label).groupby("_label").cumcount()
+    return label.where(run == 0, label + " #" + (run + 1).astype(str))
+
+
+def per_dialog(rows: pd.DataFrame) -> pd.DataFrame:
+    """Average epochs: one row per judge and dialog, with its status.
+
+    ``status`` is ``scored`` (some epoch has a score), ``errored`` (no score and an
+    epoch errored: infrastructure, ``inspect eval-retry`` fixes it) or ``unscored``
+    (the judge answered with no usable score).
+    """
+    import pandas as pd
+
+    rows = rows.assign(
+        _completed_tokens=rows["tokens"].where(~rows["errored"]),
+    )
+    grouped = rows.groupby(["judge", "id"], sort=False)
+    samples = grouped.agg(
+        model=("judge_model", "first"),
+        dataset=("dataset", "first"),
+        score=("score", "mean"),
+        method=("method", "first"),
+        human=("human", "first"),
+        reply_words=("reply_words", "first"),
+        emotion=("emotion", "first"),
+        tokens=("_completed_tokens", "mean"),
+        epochs=("epoch", "size"),
+        errored_epochs=("errored", "sum"),
+        error=("error", "first"),
+        unscored_reason=("unscored_reason", "first"),
+        log=("log", "first"),
+    ).reset_index()
+    status = pd.Series("unscored", index=samples.index, dtype=object)
+    status[samples["errored_epochs"] > 0] = "errored"
+    status[samples["score"].notna()] = "scored"
+    samples["status"] = status
+    samples.loc[samples["status"] == "scored", ["unscored_reason", "error"]] = None
+    samples.loc[samples["status"] == "unscored", "error"] = None
+    return samples
+
+
+def load_scores(
+    logs: Sequence[LogSource] | LogSource, progress: bool = False, dataset: str | None = None
+) -> LoadedScores:
+    """Read logs into one row per judge and dialog, one row per log, and warnings.
+
+    Epochs are averaged per dialog. Logs that cannot be read or were not scored
+    by the empathy scorer are skipped with a warning; of several logs of one task
+    id (eval-set retry) the newest is kept; logs over other dialogs than the
+    compared ones (by content, see ``fingerprint``) are set apart and named.
+    ``dataset`` picks the compared dialogs by dataset name or fingerprint prefix
+    (default: the dialogs with the most judges).
+    """
+    import pandas as pd
+
+    sources = [logs] if isinstance(logs, str | os.PathLike) else list(logs)
+    paths = find_logs(sources)
+    headers, all_rows, notes = read_logs(paths, progress=progress)
+    if not headers:
+        shown = "; ".join(notes)
+        raise CompareError(
+            f"none of the {len(paths)} log(s) could be compared "
+            f"(none readable with samples scored by {SCORER}): {shown}"
+        )
+    info = pd.DataFrame(headers)
+    info["key"] = range(len(info))
+    info["_raters"] = [",".join(sorted({r["judge_model"] for r in rows})) for rows in all_rows]
+    info = _drop_superseded(info, notes)
+    frames = []
+    for _, header in info.iterrows():
+        frame = pd.DataFrame(all_rows[int(header["key"])])
+        for key in HEADER_KEYS:
+            frame[key] = header[key]
+        frames.append(frame)
+    rows = pd.concat(frames, ignore_index=True)
+    replies = reply_models(rows)
+    chosen = _choose_group(info, rows, dataset, notes)
+    info = _set_apart(info, chosen, notes)
+    rows = rows[(rows["mode"] == chosen[0]) & (rows["fingerprint"] == chosen[1])]
+    judges = rows[["key", "judge_model", "cot", "created"]].drop_duplicates(
+        ["key", "judge_model"]
+    )
+    judges = judges.sort_values("created", kind="stable").reset_index(drop=True)
+    judges["judge"] = _label_judges(judges)
+    rows = rows.merge(judges[["key", "judge_model", "judge"]], on=["key", "judge_model"])
+    samples = per_dialog(rows)
+    compared = info["set_apart"] == ""
+    by_log = rows.groupby("key")
+    info["judges"] = info["key"].map(by_log["judge"].agg(lambda j: ", ".join(dict.fromkeys(j))))
+    info["judges"] = info["judges"].fillna("")
+    counts = rows.drop_duplicates(["key", "id", "epoch"]).groupby("key")
+    info["samples"] = info["key"].map(counts.size()).fillna(0).astype(int)
+    info["errored"] = info["key"].map(counts["errored"].sum()).fillna(0).astype(int)
+    for _, row in info[compared & (info["errored"] > 0)].iterrows():
+        notes.append(
+            f"{row['log']}: {row['errored']} sample(s) errored (status {row['status']}; "
+            f"infrastructure errors, not the judge): retry them with "
+            f"`inspect eval-retry {row['log']}`"
+        )
+    label = f"{info.loc[compared, 'dataset'].iloc[0]}@{chosen[1]}"
+    columns = [
+        "judges", "mode", "reply_model", "dataset", "fingerprint", "task", "status", "cot",
+        "samples", "errored", "created", "log", "set_apart",
+    ]  # fmt: skip
+    info = info.sort_values("created", kind="stable").reset_index(drop=True)
+    return LoadedScores(
+        samples=samples, logs=info[columns], warnings=notes, dataset=label, replies=replies
+    )
+
+
+def reply_models(rows: pd.DataFrame) -> pd.DataFrame | None:
+    """Response-mode logs: per dataset, grader and reply model, how the replies scored.
+
+    Each reply model wrote its own replies, so these logs are never joined dialog by
+    dialog; this table sets the reply models side by side per grader instead.
+    """
+    response = rows[rows["mode"] == RESPONSE_MODE]
+    if response.empty:
+        return None
+    per_dialog = response.groupby(
+        ["dataset", "judge_model", "reply_model", "id"], sort=False
+    )["score"].mean()
+    frame = per_dialog.reset_index()
+    frame["ge_4"] = (frame["score"] >= 3.5).where(frame["score"].notna())
+    table = frame.groupby(["dataset", "judge_model", "reply_model"], sort=True).agg(
+        dialogs=("id", "nunique"),
+        scored=("score", "count"),
+        mean_score=("score", "mean"),
+        share_ge_4=("ge_4", "mean"),
+    )
+    table = table.reset_index().rename(columns={"judge_model": "grader"})
+    return table.sort_values(["dataset", "grader", "mean_score"], ascending=[True, True, False])
+

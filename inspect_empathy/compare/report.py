@@ -1,0 +1,572 @@
+"""Writing the judge comparison: terminal and Markdown tables, CSV, HTML with embedded plots.
+
+Every text that comes from the logs (model names, emotions, ids, paths) is
+untrusted: HTML-escaped in report.html, Markdown-escaped in the .md files, and
+cells that a spreadsheet would run as a formula are neutralised in the CSVs.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .comparison import LEVELS, JudgeComparison
+from .tables import samples_wide
+
+DASH = "–"
+FLOOR = "floor"
+
+Row = list[str]
+Table = tuple[list[str], list[Row]]
+
+
+# --- formatting ---------------------------------------------------------------------------
+
+
+def number(value: Any, digits: int = 3) -> str:
+    """A float with ``digits`` decimals; a dash for NaN / missing."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return DASH
+    try:
+        if pd.isna(value):
+            return DASH
+    except (TypeError, ValueError):
+        pass
+    if isinstance(value, bool | np.bool_):
+        return "yes" if value else "no"
+    if isinstance(value, int | np.integer):
+        return str(value)
+    return f"{float(value):.{digits}f}"
+
+
+def with_ci(value: Any, low: Any, high: Any, digits: int = 3) -> str:
+    """``0.455 [0.306, 0.588]``, or the value alone without a CI."""
+    text = number(value, digits)
+    if text == DASH or number(low) == DASH or number(high) == DASH:
+        return text
+    return f"{text} [{number(low, digits)}, {number(high, digits)}]"
+
+
+def p_value(value: Any) -> str:
+    if number(value) == DASH:
+        return DASH
+    return "<0.001" if float(value) < 0.001 else f"{float(value):.3f}"
+
+
+def _p_clause(value: Any) -> str:
+    text = p_value(value)
+    return text.replace("<", "< ") if text.startswith("<") else f"= {text}"
+
+
+def percent(value: Any) -> str:
+    return DASH if number(value) == DASH else f"{float(value):.0%}"
+
+
+def judge_label(row: pd.Series) -> str:
+    """A judge's name, marked when it is a baseline (a floor) or has low coverage."""
+    marks = []
+    if bool(row.get("baseline", False)):
+        marks.append(FLOOR)
+    if bool(row.get("low_coverage", False)):
+        marks.append("low coverage")
+    return str(row["judge"]) + (f" [{'; '.join(marks)}]" if marks else "")
+
+
+def judges_display(comparison: JudgeComparison) -> Table:
+    """The per-judge table as display strings (agreement columns only with human ratings)."""
+    human = comparison.has_human
+    headers = ["rank", "judge", "method", "scored", "unscored", "errored", "coverage"]
+    if human:
+        headers += [f"Spearman [95% CI] (common n={comparison.common})", "Kendall", "MAE"]
+        headers += ["QWK", "within-one", "Spearman own (n)"]
+    headers += ["mean score", "tokens/ sample", "length ρ", "share 3-4"]
+    rows = []
+    for _, r in comparison.judges.iterrows():
+        row = [str(r["rank"]), judge_label(r), str(r["method"] or DASH)]
+        row += [str(r["scored"]), str(r["unscored"]), str(r["errored"]), percent(r["coverage"])]
+        if human:
+            row.append(with_ci(r["spearman"], r["spearman_low"], r["spearman_high"]))
+            row += [number(r[k]) for k in ("kendall", "mae", "qwk", "within_one")]
+            row.append(f"{number(r['spearman_own'])} ({r['n_own']})")
+        row += [number(r["mean_score"], 2), number(r["tokens_per_sample"], 0)]
+        row += [number(r["length_spearman"]), number(r["share_3_4"], 2)]
+        rows.append(row)
+    return headers, rows
+
+
+def pairs_display(comparison: JudgeComparison) -> Table:
+    """The pairwise table as display strings."""
+    human = comparison.has_human
+    headers = ["judge A", "judge B", "n"]
+    if human:
+        headers += ["ρ A", "ρ B", "Δρ (A−B) [95% CI]", "p", "p (Holm)", "significant (Holm)"]
+    headers += ["inter-judge ρ", "inter-judge α"]
+    rows = []
+    for _, r in comparison.pairs.iterrows():
+        row = [str(r["judge_a"]), str(r["judge_b"]), str(r["n_human" if human else "n_common"])]
+        if human:
+            row += [number(r["spearman_a"]), number(r["spearman_b"])]
+            row += [with_ci(r["diff"], r["diff_low"], r["diff_high"]), p_value(r["p_value"])]
+            row += [p_value(r["p_holm"]), "yes" if r["significant"] else "no"]
+        row += [number(r["judge_spearman"]), number(r["judge_alpha"])]
+        rows.append(row)
+    return headers, rows
+
+
+def bias_display(comparison: JudgeComparison) -> Table:
+    headers = ["rater", "n", "ρ(score, reply words) [95% CI]", "mean reply words"]
+    rows = [
+        [
+            str(r["rater"]),
+            str(r["n"]),
+            with_ci(r["length_spearman"], r["low"], r["high"]),
+            number(r["mean_reply_words"], 1),
+        ]
+        for _, r in comparison.length_bias.iterrows()
+    ]
+    return headers, rows
+
+
+def histogram_display(comparison: JudgeComparison) -> Table:
+    headers = ["rater", "n", *[f"{k}" for k in LEVELS], "3-4"]
+    rows = [
+        [str(r["rater"]), str(r["n"])]
+        + [number(r[f"share_{k}"], 2) for k in LEVELS]
+        + [number(r["share_3_4"], 2)]
+        for _, r in comparison.histograms.iterrows()
+    ]
+    return headers, rows
+
+
+def emotion_display(comparison: JudgeComparison) -> Table:
+    human = comparison.has_human
+    headers = ["emotion", "judge", "n", "mean score"]
+    if human:
+        headers += ["mean human", "Spearman [95% CI]", "MAE"]
+    rows = []
+    for _, r in comparison.emotions.iterrows():
+        row = [str(r["emotion"]), str(r["judge"]), str(r["n"]), number(r["mean_score"], 2)]
+        if human:
+            row += [
+                number(r["mean_human"], 2),
+                with_ci(r["spearman"], r["spearman_low"], r["spearman_high"]),
+                number(r["mae"]),
+            ]
+        rows.append(row)
+    return headers, rows
+
+
+def replies_display(comparison: JudgeComparison) -> Table:
+    """Response mode: the reply models side by side per grader."""
+    headers = ["dataset", "grader", "reply model", "dialogs", "scored", "mean score", "share ≥ 4"]
+    frame = comparison.replies if comparison.replies is not None else pd.DataFrame()
+    rows = [
+        [
+            str(r["dataset"]),
+            str(r["grader"]),
+            str(r["reply_model"]),
+            str(r["dialogs"]),
+            str(r["scored"]),
+            number(r["mean_score"], 2),
+            number(r["share_ge_4"], 2),
+        ]
+        for _, r in frame.iterrows()
+    ]
+    return headers, rows
+
+
+def logs_display(comparison: JudgeComparison) -> Table:
+    headers = ["judge(s)", "mode", "dataset", "status", "samples", "errored", "compared", "log"]
+    rows = [
+        [
+            str(r["judges"]) or DASH,
+            str(r["mode"]) + (f" (replies: {r['reply_model']})" if r["reply_model"] else ""),
+            f"{r['dataset']}@{r['fingerprint']}",
+            str(r["status"]),
+            str(r["samples"]),
+            str(r["errored"]),
+            "yes" if not r["set_apart"] else f"no: {r['set_apart']}",
+            str(r["log"]),
+        ]
+        for _, r in comparison.logs.iterrows()
+    ]
+    return headers, rows
+
+
+# --- Markdown -----------------------------------------------------------------------------
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|~$])")
+"""Characters that start emphasis, code, links, strikethrough or math, or end a table cell (HTML
+is escaped separately; list and heading markers cannot occur inside a cell or list item)."""
+
+
+def markdown_escape(text: str) -> str:
+    """Text shown as itself in Markdown: no HTML, no emphasis, links or table breaks."""
+    text = html.escape(str(text), quote=True)
+    text = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    return " ".join(text.splitlines())
+
+
+def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A GitHub Markdown table with aligned columns, every cell escaped."""
+    cells = [[markdown_escape(c) for c in row] for row in [list(headers), *rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+
+    def line(row: Sequence[str]) -> str:
+        return "| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |"
+
+    rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+    return "\n".join([line(cells[0]), rule, *(line(r) for r in cells[1:])])
+
+
+def plain_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """The same table for a terminal (no escaping)."""
+    cells = [[" ".join(str(c).splitlines()) for c in row] for row in [list(headers), *rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+
+    def line(row: Sequence[str]) -> str:
+        return "| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |"
+
+    rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+    return "\n".join([line(cells[0]), rule, *(line(r) for r in cells[1:])])
+
+
+# --- findings -----------------------------------------------------------------------------
+
+
+def headline(comparison: JudgeComparison) -> list[str]:
+    """One-sentence findings: the ranking, coverage, floors, the top judge's tests."""
+    judges = comparison.judges
+    if judges.empty:
+        return ["No judge scored any dialog."]
+    lines: list[str] = []
+    dialogs = comparison.samples["id"].nunique()
+    rated = comparison.samples.dropna(subset=["human"])["id"].nunique()
+    lines.append(
+        f"{len(judges)} judge(s), {dialogs} dialog(s) of {comparison.dataset}, "
+        f"{rated} with human ratings."
+    )
+    contenders = judges[~judges["baseline"]]
+    floors = judges[judges["baseline"]]
+    if comparison.has_human:
+        lines.append(
+            f"Ranked on the {comparison.common} dialog(s) every judge scored and humans rated "
+            "(coverage beside each judge)."
+        )
+        top = contenders.iloc[0] if len(contenders) else None
+        if top is not None and number(top["spearman"]) != DASH:
+            lines.append(
+                f"Best agreement with humans: {top['judge']} (Spearman "
+                f"{with_ci(top['spearman'], top['spearman_low'], top['spearman_high'])}, "
+                f"QWK {number(top['qwk'])}, coverage {percent(top['coverage'])})."
+            )
+            for _, pair in comparison.pairs.iterrows():
+                if top["judge"] not in (pair["judge_a"], pair["judge_b"]):
+                    continue
+                if number(pair["diff"]) == DASH:
+                    continue
+                verdict = "significant" if pair["significant"] else "not significant"
+                lines.append(
+                    f"{pair['judge_a']} vs {pair['judge_b']}: Δρ = "
+                    f"{with_ci(pair['diff'], pair['diff_low'], pair['diff_high'])}, "
+                    f"p {_p_clause(pair['p_value'])}, Holm-adjusted p "
+                    f"{_p_clause(pair['p_holm'])} ({verdict}; n={pair['n_human']})."
+                )
+        elif top is None:
+            lines.append(
+                "Only offline baselines (floors, not contenders): no model judge to announce."
+            )
+        for _, floor in floors.iterrows():
+            lines.append(
+                f"Floor: {floor['judge']} is an offline baseline (Spearman "
+                f"{number(floor['spearman'])}); a model judge should beat it."
+            )
+    else:
+        lines.append("No human ratings: inter-judge agreement only.")
+    for _, row in judges[judges["errored"] > 0].iterrows():
+        lines.append(
+            f"{row['judge']}: {row['errored']} dialog(s) errored (infrastructure, not the "
+            "judge): see the warnings for the log to retry with inspect eval-retry."
+        )
+    if len(judges) >= 2:
+        lines.append(
+            f"Inter-judge Krippendorff's α (ordinal, all judges): {number(comparison.alpha)}."
+        )
+    set_apart = int((comparison.logs["set_apart"] != "").sum())
+    if set_apart:
+        lines.append(f"{set_apart} log(s) over other dialogs set apart (see Logs).")
+    return lines
+
+
+def terminal_text(comparison: JudgeComparison) -> str:
+    """What ``inspect-empathy compare`` prints: findings, judges and pairs tables."""
+    parts = [
+        "\n".join(headline(comparison)),
+        "",
+        "Judges (ranked):",
+        plain_table(*judges_display(comparison)),
+    ]
+    if not comparison.pairs.empty:
+        parts += ["", "Pairs (same dialogs):", plain_table(*pairs_display(comparison))]
+    parts += ["", "Length bias:", plain_table(*bias_display(comparison))]
+    return "\n".join(parts)
+
+
+# --- files --------------------------------------------------------------------------------
+
+
+METHOD_NOTE = (
+    "Ranking: judges are ranked by Spearman with the humans on the common set, the "
+    "dialogs every judge scored and humans rated (n in the header); 'Spearman own' is on "
+    "the judge's own scored dialogs and is not comparable across judges of different "
+    "coverage. Coverage: scored / dialogs. Errored: the sample failed (infrastructure; "
+    "inspect eval-retry re-runs it); unscored: the judge answered without a usable score. "
+    "Spearman CIs: 95% bootstrap over dialogs, BCa up to 1,000 dialogs and percentile beyond "
+    "({resamples} resamples; seed {seed} "
+    "combined with the judge's or pair's names, so a pair's figures do not change when "
+    "other judges are added). Δρ: paired bootstrap over the dialogs both judges scored and "
+    "humans rated (a resample keeps a dialog's two scores and its human rating together); p "
+    "is two-sided, twice the share of resampled differences on the far side of 0; Holm "
+    "adjusts the p-values for the k(k−1)/2 pairs tested, and 'significant' means Holm p < "
+    "0.05 (the CIs are not adjusted). QWK, exact and within-one use scores rounded half up "
+    "to 1-5. α: ordinal Krippendorff's alpha. Length ρ: Spearman of the score against the "
+    "judged reply's length in words. Share 3-4: scores rounded to 3 or 4. Baselines "
+    "(empathy_baseline/*) are offline floors, not contenders."
+)
+
+
+def markdown_report(comparison: JudgeComparison, images: dict[str, Path]) -> str:
+    """The whole comparison as one Markdown document (images linked relatively)."""
+    note = METHOD_NOTE.format(resamples=comparison.resamples, seed=comparison.seed)
+    out = ["# Judge comparison", ""]
+    out += [f"- {markdown_escape(line)}" for line in headline(comparison)] + [""]
+
+    def section(title: str, table: Table, image: str | None = None) -> None:
+        out.extend([f"## {title}", "", markdown_table(*table), ""])
+        if image and image in images:
+            out.extend([f"![{title}]({images[image].name})", ""])
+
+    section("Judges", judges_display(comparison), "agreement")
+    if "heatmap" in images:
+        out.extend([f"![Judge vs human]({images['heatmap'].name})", ""])
+    if not comparison.pairs.empty:
+        section("Pairs of judges", pairs_display(comparison), "differences")
+    section("Length bias", bias_display(comparison), "length")
+    section("Score histograms (shares)", histogram_display(comparison), "histograms")
+    if not comparison.emotions.empty:
+        section("By emotion", emotion_display(comparison), "emotions")
+    if comparison.replies is not None:
+        section("Reply models (response mode)", replies_display(comparison))
+    section("Logs", logs_display(comparison))
+    out.extend(["## Method", "", markdown_escape(note), ""])
+    if comparison.warnings:
+        out.extend(["## Warnings", "", *[f"- {markdown_escape(w)}" for w in comparison.warnings]])
+        out.append("")
+    return "\n".join(out)
+
+
+CSS = """
+body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 1.5rem auto;
+       max-width: 1340px; color: #222; padding: 0 1rem; }
+h1 { margin-bottom: 0.2rem; } h2 { margin-top: 2rem; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; font-size: 0.8rem; margin: 0.6rem 0; max-width: 100%; }
+th, td { border: 1px solid #ddd; padding: 0.25rem 0.4rem; text-align: right; }
+th { background: #f3f4f6; vertical-align: bottom; }
+th:first-child { text-align: left; }
+td { white-space: nowrap; }
+td.text { text-align: left; white-space: normal; overflow-wrap: anywhere; min-width: 7rem; }
+td.path { font-family: monospace; font-size: 0.72rem; min-width: 12rem; }
+tr:nth-child(even) td { background: #fafafa; }
+ul.findings li { margin: 0.25rem 0; } img { max-width: 100%; border: 1px solid #eee; }
+p.note { color: #555; font-size: 0.85rem; } li { overflow-wrap: anywhere; }
+"""
+
+
+def html_table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    text_columns: Sequence[int] = (0,),
+    path_columns: Sequence[int] = (),
+) -> str:
+    """An HTML table; text columns wrap so that the table fits the page width."""
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
+    body = []
+    for row in rows:
+        cells = []
+        for i, c in enumerate(row):
+            kind = "text path" if i in path_columns else "text" if i in text_columns else ""
+            attribute = f' class="{kind}"' if kind else ""
+            text = html.escape(c)
+            if kind:  # allow line breaks after / and _ in model names and paths
+                text = text.replace("/", "/<wbr>").replace("_", "_<wbr>")
+            cells.append(f"<td{attribute}>{text}</td>")
+        body.append(f"<tr>{''.join(cells)}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def embed(path: Path, alt: str) -> str:
+    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    return f'<p><img alt="{html.escape(alt)}" src="data:image/png;base64,{data}"></p>'
+
+
+def html_report(comparison: JudgeComparison, images: dict[str, Path]) -> str:
+    """A self-contained HTML page: findings, tables and the PNG plots embedded as base64."""
+    note = METHOD_NOTE.format(resamples=comparison.resamples, seed=comparison.seed)
+    parts = [
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+        "<meta name='viewport' content='width=device-width'>",
+        "<title>Judge comparison</title>",
+        f"<style>{CSS}</style></head><body>",
+        "<h1>Judge comparison</h1>",
+        "<ul class='findings'>",
+        *[f"<li>{html.escape(line)}</li>" for line in headline(comparison)],
+        "</ul>",
+    ]
+
+    def section(
+        title: str,
+        table: Table | None,
+        plots: Sequence[str],
+        text_columns: Sequence[int] = (0,),
+        path_columns: Sequence[int] = (),
+    ) -> None:
+        parts.append(f"<h2>{html.escape(title)}</h2>")
+        if table is not None:
+            parts.append(html_table(*table, text_columns=text_columns, path_columns=path_columns))
+        parts.extend(embed(images[p], p) for p in plots if p in images)
+
+    section("Judges (ranked)", judges_display(comparison), ["agreement", "heatmap"], (1, 2))
+    if not comparison.pairs.empty:
+        pairs = pairs_display(comparison)
+        section("Pairs of judges (same dialogs)", pairs, ["differences"], (0, 1))
+    section("Length bias", bias_display(comparison), ["length"])
+    section("Score histograms", histogram_display(comparison), ["histograms"])
+    if not comparison.emotions.empty:
+        section("By emotion", emotion_display(comparison), ["emotions"], (0, 1))
+    if comparison.replies is not None:
+        section("Reply models (response mode)", replies_display(comparison), [], (0, 1, 2))
+    section("Logs", logs_display(comparison), [], (0, 1, 2, 6), (7,))
+    parts.append(f"<h2>Method</h2><p class='note'>{html.escape(note)}</p>")
+    if comparison.warnings:
+        parts.append("<h2>Warnings</h2><ul>")
+        parts.extend(f"<li>{html.escape(w)}</li>" for w in comparison.warnings)
+        parts.append("</ul>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+# --- CSV and JSON -------------------------------------------------------------------------
+
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+"""Cell starts that spreadsheets run as a formula (CSV injection)."""
+
+
+def neutralise(value: Any) -> Any:
+    """A text cell that a spreadsheet would run as a formula, prefixed with ``'``."""
+    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+        return "'" + value
+    return value
+
+
+def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every text cell (and column name) neutralised (numbers unchanged)."""
+    safe = frame.copy()
+    for column in safe.columns:
+        if safe[column].dtype == object or pd.api.types.is_string_dtype(safe[column]):
+            safe[column] = safe[column].map(neutralise)
+    safe.columns = [neutralise(str(c)) for c in safe.columns]
+    return safe
+
+
+def write_csv(frame: pd.DataFrame, path: Path) -> Path:
+    """Write ``frame`` as CSV, safe to open in a spreadsheet."""
+    safe_frame(frame).to_csv(path, index=False, float_format="%.6g")
+    return path
+
+
+def to_jsonable(value: Any) -> Any:
+    """NaN-free, JSON-ready copy of a scalar (for summaries)."""
+    if isinstance(value, float | np.floating):
+        return None if not math.isfinite(float(value)) else float(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, pd.Timestamp):
+        return value.isoformat()
+    return value
+
+
+def summary(comparison: JudgeComparison) -> dict[str, Any]:
+    """A JSON-ready summary: judges, pairs, alpha, the compared dataset and warnings."""
+
+    def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+        return [
+            {k: to_jsonable(v) for k, v in row.items()} for row in frame.to_dict(orient="records")
+        ]
+
+    return {
+        "dataset": comparison.dataset,
+        "common": comparison.common,
+        "judges": records(comparison.judges),
+        "pairs": records(comparison.pairs),
+        "alpha": to_jsonable(comparison.alpha),
+        "resamples": comparison.resamples,
+        "seed": comparison.seed,
+        "set_apart": records(
+            comparison.logs.loc[comparison.logs["set_apart"] != "", ["log", "set_apart"]]
+        ),
+        "warnings": comparison.warnings,
+    }
+
+
+def write_all(comparison: JudgeComparison, out: Path, plots: bool = True) -> dict[str, Path]:
+    """Write tables (CSV + Markdown), plots (PNG), report.md, report.html and summary.json.
+
+    The report is always written: a plot that fails is left out with a warning.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    tables: dict[str, tuple[pd.DataFrame, Callable[[JudgeComparison], Table] | None]] = {
+        "judges": (comparison.judges, judges_display),
+        "pairs": (comparison.pairs, pairs_display),
+        "length_bias": (comparison.length_bias, bias_display),
+        "histograms": (comparison.histograms, histogram_display),
+        "emotions": (comparison.emotions, emotion_display),
+        "logs": (comparison.logs, None),
+    }
+    if comparison.replies is not None:
+        tables["replies"] = (comparison.replies, replies_display)
+    for name, (frame, display) in tables.items():
+        if frame.empty and name in ("pairs", "emotions"):
+            continue
+        written[f"{name}.csv"] = write_csv(frame, out / f"{name}.csv")
+        if display is not None:
+            path = out / f"{name}.md"
+            path.write_text(markdown_table(*display(comparison)) + "\n", encoding="utf-8")
+            written[f"{name}.md"] = path
+    written["samples.csv"] = write_csv(samples_wide(comparison), out / "samples.csv")
+    images: dict[str, Path] = {}
+    if plots:
+        from .plots import write_plots
+
+        images = write_plots(comparison, out)
+        written.update({path.name: path for path in images.values()})
+    report_md = out / "report.md"
+    report_md.write_text(markdown_report(comparison, images), encoding="utf-8")
+    report_html = out / "report.html"
+    report_html.write_text(html_report(comparison, images), encoding="utf-8")
+    written["report.md"], written["report.html"] = report_md, report_html
+    path = out / "summary.json"
+    path.write_text(json.dumps(summary(comparison), indent=2), encoding="utf-8")
+    written["summary.json"] = path
+    return written

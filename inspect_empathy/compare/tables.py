@@ -1,0 +1,345 @@
+"""The comparison tables: judges (ranked on the common set), pairs, bias, histograms, emotions."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import sys
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ..metrics import agreement, krippendorff_alpha
+from . import stats
+from .comparison import HUMAN, JudgeComparison, is_baseline
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
+
+    from .logs import LoadedScores
+
+
+def _methods(methods: pd.Series) -> str:
+    counts = methods.dropna().astype(str).value_counts()
+    if counts.empty:
+        return ""
+    if len(counts) == 1:
+        return str(counts.index[0])
+    return ", ".join(f"{m} {n}" for m, n in counts.items())
+
+
+def wide_scores(samples: pd.DataFrame, judges: list[str]) -> pd.DataFrame:
+    """Scores as dialogs (rows: id) x judges (columns), NaN where not scored."""
+    wide = samples.pivot(index="id", columns="judge", values="score")
+    return wide.reindex(columns=judges)
+
+
+def human_ratings(samples: pd.DataFrame) -> pd.Series:
+    """The human rating of each dialog (id), where any log has one."""
+    return samples.dropna(subset=["human"]).groupby("id")["human"].first()
+
+
+def common_dialogs(samples: pd.DataFrame, judges: list[str]) -> pd.Index:
+    """Dialogs every judge that scored anything scored and humans rated: the ranking set."""
+    wide = wide_scores(samples, judges)
+    active = [j for j in judges if wide[j].notna().any()]
+    rated = human_ratings(samples)
+    both = wide[active].dropna().index if active else wide.index[:0]
+    return both.intersection(rated.index)
+
+
+def judge_table(
+    samples: pd.DataFrame, resamples: int, seed: int, bar: tqdm | None = None
+) -> tuple[pd.DataFrame, int]:
+    """One row per judge, ranked by Spearman with the humans on the common dialogs.
+
+    Returns the table and the size of the common set. Agreement columns
+    (``spearman`` ... ``within_one``) are computed on the dialogs every judge
+    scored and humans rated, so that a judge cannot rank higher by leaving the
+    hard dialogs unscored; ``spearman_own`` / ``n_own`` are on the judge's own
+    scored dialogs. ``coverage`` is scored / dialogs; ``low_coverage`` marks a
+    judge below the best covered one.
+    """
+    judges = list(dict.fromkeys(samples["judge"]))
+    dialogs = samples["id"].nunique()
+    common = common_dialogs(samples, judges)
+    human = human_ratings(samples)
+    wide = wide_scores(samples, judges)
+    rows = []
+    for judge, group in samples.groupby("judge", sort=False):
+        status = group["status"].value_counts()
+        scored = group[group["status"] == "scored"]
+        completed = group[group["status"] != "errored"]
+        row: dict[str, Any] = {
+            "judge": judge,
+            "model": group["model"].iloc[0],
+            "baseline": is_baseline(str(group["model"].iloc[0])),
+            "method": _methods((scored if len(scored) else group)["method"]),
+            "dialogs": dialogs,
+            "scored": int(status.get("scored", 0)),
+            "unscored": int(status.get("unscored", 0)),
+            "errored": int(status.get("errored", 0)),
+        }
+        row["coverage"] = row["scored"] / dialogs if dialogs else math.nan
+        x = wide.loc[common, judge].to_numpy(float)
+        h = human.reindex(common).to_numpy(float)
+        metrics = agreement(x, h) if len(common) else {}
+        row["n_common"] = len(common)
+        row["spearman"] = metrics.get("spearman", math.nan)
+        low, high = stats.spearman_ci(x, h, resamples, stats.seed_for(str(judge), seed=seed))
+        row["spearman_low"], row["spearman_high"] = low, high
+        for key in ("kendall", "pearson", "mae", "rmse", "qwk", "exact", "within_one"):
+            row[key] = metrics.get(key, math.nan)
+        own = scored.dropna(subset=["human"])
+        row["n_own"] = len(own)
+        xo, ho = own["score"].to_numpy(float), own["human"].to_numpy(float)
+        row["spearman_own"] = float(stats.spearman(xo, ho)) if stats.varied(xo, ho) else math.nan
+        row["mean_score"] = float(scored["score"].mean()) if len(scored) else math.nan
+        row["tokens_per_sample"] = float(completed["tokens"].mean()) if len(completed) else 0.0
+        row["length_spearman"] = _length_rho(scored["score"], scored["reply_words"])
+        row["share_3_4"] = stats.level_shares(scored["score"].to_numpy(float))["share_3_4"]
+        row["logs"] = group["log"].nunique()
+        rows.append(row)
+        if bar is not None:
+            bar.update()
+    table = pd.DataFrame(rows)
+    if table.empty:
+        return table, len(common)
+    table["low_coverage"] = table["coverage"] < table["coverage"].max()
+    table = table.sort_values(
+        ["spearman", "qwk", "mae", "coverage"],
+        ascending=[False, False, True, False],
+        na_position="last",
+        kind="stable",
+    ).reset_index(drop=True)
+    table.insert(0, "rank", range(1, len(table) + 1))
+    return table, len(common)
+
+
+def _length_rho(score: pd.Series, words: pd.Series) -> float:
+    both = pd.DataFrame({"s": score, "w": words}).dropna()
+    s, w = both["s"].to_numpy(float), both["w"].to_numpy(float)
+    return float(stats.spearman(s, w)) if stats.varied(s, w) else math.nan
+
+
+def pair_table(
+    samples: pd.DataFrame,
+    judges: list[str],
+    resamples: int,
+    seed: int,
+    bar: tqdm | None = None,
+) -> pd.DataFrame:
+    """One row per pair of judges (better-ranked first), on the dialogs both scored.
+
+    With human ratings: difference in Spearman with its paired bootstrap CI, the
+    raw p-value and the Holm-adjusted one over all pairs. Always: inter-judge
+    Spearman and ordinal Krippendorff's alpha. A pair's figures depend only on
+    its two judges: the dialogs are in id order and the bootstrap seed comes from
+    the two names, so adding a judge leaves them as they were.
+    """
+    wide = wide_scores(samples, judges).sort_index()
+    human = human_ratings(samples).reindex(wide.index)
+    position = {j: i for i, j in enumerate(judges)}
+    rows = []
+    for first, second in itertools.combinations(sorted(judges), 2):
+        both = wide[[first, second]].dropna()
+        x1, x2 = both[first].to_numpy(float), both[second].to_numpy(float)
+        rated = both.assign(human=human.reindex(both.index)).dropna()
+        y1, y2, h = (rated[c].to_numpy(float) for c in (first, second, "human"))
+        diff = stats.paired_difference(
+            y1, y2, h, resamples, stats.seed_for(first, second, seed=seed)
+        )
+        rho1 = float(stats.spearman(y1, h)) if stats.varied(y1, h) else math.nan
+        rho2 = float(stats.spearman(y2, h)) if stats.varied(y2, h) else math.nan
+        a, b = (first, second) if position[first] < position[second] else (second, first)
+        if a != first:  # shown better-ranked first: the difference changes sign
+            diff = {
+                "diff": -diff["diff"],
+                "diff_low": -diff["diff_high"],
+                "diff_high": -diff["diff_low"],
+                "p_value": diff["p_value"],
+            }
+            rho1, rho2 = rho2, rho1
+        alpha = krippendorff_alpha([list(x1), list(x2)]) if len(both) else None
+        rows.append(
+            {
+                "judge_a": a,
+                "judge_b": b,
+                "n_common": len(both),
+                "judge_spearman": float(stats.spearman(x1, x2))
+                if stats.varied(x1, x2)
+                else math.nan,
+                "judge_alpha": math.nan if alpha is None else alpha,
+                "mean_diff": float(np.mean(both[a] - both[b])) if len(both) else math.nan,
+                "n_human": len(rated),
+                "spearman_a": rho1,
+                "spearman_b": rho2,
+                **diff,
+            }
+        )
+        if bar is not None:
+            bar.update()
+    table = pd.DataFrame(rows)
+    if table.empty:
+        return table
+    table["p_holm"] = stats.holm(table["p_value"].tolist())
+    table["significant"] = table["p_holm"] < 0.05
+    table["ci_excludes_0"] = (table["diff_low"] > 0) | (table["diff_high"] < 0)
+    order = table["judge_a"].map(position) * len(judges) + table["judge_b"].map(position)
+    return table.loc[order.sort_values(kind="stable").index].reset_index(drop=True)
+
+
+def overall_alpha(samples: pd.DataFrame, judges: list[str]) -> float:
+    """Ordinal Krippendorff's alpha over all judges (NaN with fewer than two)."""
+    if len(judges) < 2:
+        return math.nan
+    wide = wide_scores(samples, judges)
+    matrix = [[None if pd.isna(v) else float(v) for v in wide[j]] for j in judges]
+    alpha = krippendorff_alpha(matrix)
+    return math.nan if alpha is None else alpha
+
+
+def length_bias(
+    samples: pd.DataFrame, judges: list[str], resamples: int, seed: int, bar: tqdm | None = None
+) -> pd.DataFrame:
+    """Spearman of score against reply length (words) per judge and for the humans."""
+    per_dialog = samples.groupby("id").agg(
+        human=("human", "first"), reply_words=("reply_words", "first")
+    )
+    sources = [(j, samples[samples["judge"] == j][["score", "reply_words"]]) for j in judges]
+    sources.append((HUMAN, per_dialog.rename(columns={"human": "score"})))
+    rows = []
+    for name, frame in sources:
+        both = frame.dropna()
+        s, w = both["score"].to_numpy(float), both["reply_words"].to_numpy(float)
+        rho = float(stats.spearman(s, w)) if stats.varied(s, w) else math.nan
+        low, high = stats.spearman_ci(s, w, resamples, stats.seed_for("length", name, seed=seed))
+        rows.append(
+            {
+                "rater": name,
+                "n": len(both),
+                "length_spearman": rho,
+                "low": low,
+                "high": high,
+                "mean_reply_words": float(w.mean()) if len(w) else math.nan,
+            }
+        )
+        if bar is not None:
+            bar.update()
+    return pd.DataFrame(rows)
+
+
+def histogram_table(samples: pd.DataFrame, judges: list[str]) -> pd.DataFrame:
+    """Share of scores at each level 1-5 per judge and for the humans."""
+    rows = []
+    for judge in judges:
+        values = samples.loc[samples["judge"] == judge, "score"].to_numpy(float)
+        rows.append(
+            {"rater": judge, "n": int(np.isfinite(values).sum()), **stats.level_shares(values)}
+        )
+    human = human_ratings(samples).to_numpy(float)
+    if len(human):
+        rows.append({"rater": HUMAN, "n": len(human), **stats.level_shares(human)})
+    return pd.DataFrame(rows)
+
+
+def emotion_table(
+    samples: pd.DataFrame, judges: list[str], resamples: int, seed: int, bar: tqdm | None = None
+) -> pd.DataFrame:
+    """Per emotion and judge: n, mean score, mean human, Spearman with a 95% CI, MAE.
+
+    Empty when no dialog has an ``emotion`` in its metadata. Groups are small
+    (often ~15 dialogs): read the CI before the point estimate.
+    """
+    if "emotion" not in samples or samples["emotion"].isna().all():
+        return pd.DataFrame()
+    rows = []
+    scored = samples[samples["status"] == "scored"].dropna(subset=["emotion"])
+    for (emotion, judge), group in scored.groupby(["emotion", "judge"], sort=True):
+        rated = group.dropna(subset=["human"])
+        x, h = rated["score"].to_numpy(float), rated["human"].to_numpy(float)
+        low, high = stats.spearman_ci(
+            x, h, resamples, stats.seed_for("emotion", str(emotion), str(judge), seed=seed)
+        )
+        rows.append(
+            {
+                "emotion": emotion,
+                "judge": judge,
+                "n": len(group),
+                "n_human": len(rated),
+                "mean_score": float(group["score"].mean()),
+                "mean_human": float(rated["human"].mean()) if len(rated) else math.nan,
+                "spearman": float(stats.spearman(x, h)) if stats.varied(x, h) else math.nan,
+                "spearman_low": low,
+                "spearman_high": high,
+                "mae": float(np.mean(np.abs(x - h))) if len(rated) else math.nan,
+            }
+        )
+    if bar is not None:
+        bar.update()
+    table = pd.DataFrame(rows)
+    if table.empty:
+        return table
+    order = {j: i for i, j in enumerate(judges)}
+    return table.sort_values(
+        ["emotion", "judge"], key=lambda c: c.map(order) if c.name == "judge" else c
+    ).reset_index(drop=True)
+
+
+def samples_wide(comparison: JudgeComparison) -> pd.DataFrame:
+    """Joined dialogs: human rating, reply length, emotion and one score column per judge."""
+    samples = comparison.samples
+    wide = wide_scores(samples, comparison.judge_names)
+    extra = samples.groupby("id").agg(
+        human=("human", "first"), reply_words=("reply_words", "first"), emotion=("emotion", "first")
+    )
+    return extra.join(wide, how="outer").reset_index()
+
+
+def build_comparison(
+    loaded: LoadedScores, resamples: int, seed: int, progress: bool = False
+) -> JudgeComparison:
+    """Every table of the comparison from the rows ``logs.load_scores`` read."""
+    from tqdm.auto import tqdm
+
+    samples = loaded.samples
+    warnings = list(loaded.warnings)
+    judges = samples["judge"].nunique()
+    total = judges + judges * (judges - 1) // 2 + judges + 2
+    with tqdm(
+        total=total, desc="bootstrapping", unit="table", disable=not progress, file=sys.stderr
+    ) as bar:
+        table, common = judge_table(samples, resamples, seed, bar)
+        names = list(table["judge"])
+        pairs = pair_table(samples, names, resamples, seed, bar)
+        bias = length_bias(samples, names, resamples, seed, bar)
+        emotions = emotion_table(samples, names, resamples, seed, bar)
+    if samples["human"].notna().any():
+        for _, row in table[table["low_coverage"]].iterrows():
+            warnings.append(
+                f"{row['judge']} scored {row['scored']} of {row['dialogs']} dialogs "
+                f"(coverage {row['coverage']:.0%}, below the best covered judge): it is ranked "
+                f"on the {common} dialogs every judge scored, not on its own subset"
+            )
+        if common < 10 and len(table) > 0:
+            warnings.append(
+                f"only {common} dialog(s) were scored by every judge and rated by humans: "
+                "the ranking rests on very few dialogs"
+            )
+    return JudgeComparison(
+        judges=table,
+        pairs=pairs,
+        length_bias=bias,
+        histograms=histogram_table(samples, names),
+        emotions=emotions,
+        samples=samples,
+        alpha=overall_alpha(samples, names),
+        logs=loaded.logs,
+        resamples=resamples,
+        seed=seed,
+        common=common,
+        dataset=loaded.dataset,
+        warnings=warnings,
+        replies=loaded.replies,
+    )

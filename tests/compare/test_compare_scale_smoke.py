@@ -1,0 +1,28 @@
+"""The compare scale benchmark runs end to end on a tiny size and writes its JSON (no timing)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_compare_scale_benchmark_runs_tiny(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [
+            sys.executable, str(ROOT / "benchmarks" / "compare_scale.py"), "--judges", "2",
+            "--samples", "60", "--resamples", "50", "--repeats", "1",
+            "--logs", str(tmp_path / "logs"), "--out", str(tmp_path / "results"),
+        ],
+        capture_output=True, text=True, timeout=600, cwd=ROOT,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    result = json.loads((tmp_path / "results" / "compare_scale.json").read_text())
+    assert result["settings"]["judges"] == 2 and result["settings"]["samples"] == 60
+    [only] = result["runs"]
+    assert only["judges"] == 2 and only["dialogs"] == 60
+    assert only["peak_rss_mb"] > 0 and only["wall_s"] > 0
+    assert {"cpus", "inspect_ai"} <= set(result["machine"])
