@@ -89,12 +89,12 @@ def krippendorff_alpha(ratings: Sequence[Sequence[float | None]]) -> float | Non
     import krippendorff
     import numpy as np
 
-    data = np.array(
-        [[np.nan if v is None else float(round_score([v])[0]) for v in row] for row in ratings],
-        dtype=float,
-    )
-    if data.ndim != 2 or data.shape[0] < 2:
+    raw = np.array([[np.nan if v is None else v for v in row] for row in ratings], dtype=float)
+    if raw.ndim != 2 or raw.shape[0] < 2:
         return None
+    present = ~np.isnan(raw)
+    data = np.full(raw.shape, np.nan)
+    data[present] = round_score(raw[present])
     pairable = (~np.isnan(data)).sum(axis=0) >= 2
     values = data[:, pairable]
     if values.size == 0 or len(np.unique(values[~np.isnan(values)])) < 2:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..metrics import round_score, shares_by_level
+from .._stats import round_score, shares_by_level
 from .comparison import LEVELS
 
 BATCH_ELEMENTS = 80_000

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..metrics import agreement, krippendorff_alpha
+from .._stats import agreement, krippendorff_alpha
 from . import stats
 from .comparison import HUMAN, JudgeComparison, is_baseline
 
