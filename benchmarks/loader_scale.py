@@ -6,9 +6,11 @@ pandas), so peak RSS differs only by what the loading itself holds; the RSS grow
 loading is reported too. The baselines are plain ``json.loads`` per line for JSONL,
 ``pandas.read_csv`` for the CSV, and ``pandas.read_csv`` + ``groupby`` (the turns of each
 dialog gathered into lists) for the turn-per-row file (``layout: turns``). ``csv.reader``
-rows and Inspect's own ``json_dataset`` building chat-message samples are shown for
-reference. Target: load time and peak RSS <= 3x the baseline. Building the Inspect
-samples afterwards is measured apart (``+ samples built``): the load is the target.
+rows, ``pandas.read_csv`` followed by nothing but the loader's transcript parser
+(``pandas_csv_turns``: the floor of a pandas-based CSV loader) and Inspect's own
+``json_dataset`` building chat-message samples are shown for reference. Target: load time
+and peak RSS <= 3x the baseline. Building the Inspect samples afterwards is measured apart
+(``+ samples built``): the load is the target.
 
     python benchmarks/loader_scale.py                 # 100,000 dialogs
     python benchmarks/loader_scale.py --dialogs 2000
@@ -57,6 +59,7 @@ KINDS: list[tuple[str, str, str | None]] = [
     ("load_dialogs_jsonl", "jsonl", "plain_json"),
     ("pandas_csv", "csv", None),
     ("plain_csv", "csv", None),
+    ("pandas_csv_turns", "csv", "pandas_csv"),
     ("load_dialogs_csv", "csv", "pandas_csv"),
     ("pandas_turns_groupby", "turns", None),
     ("load_dialogs_turns", "turns", "pandas_turns_groupby"),
@@ -110,6 +113,19 @@ def child(kind: str, path: str) -> None:
             loaded = list(csv.reader(f))[1:]
     elif kind == "pandas_csv":
         loaded = pandas.read_csv(path)
+    elif kind == "pandas_csv_turns":
+        # the floor of the pandas route: read with pandas, then only split each transcript
+        # into turns (the loader's own parser), no other check and no records; the garbage
+        # collector paused as load_dialogs pauses it
+        import gc
+
+        from inspect_empathy.loaders._validate import parse_transcript, role_map
+
+        roles, cache = role_map(CSV_MAPPING["roles"]), {}  # type: ignore[var-annotated]
+        gc.disable()
+        frame = pandas.read_csv(path, dtype=str, keep_default_na=False)
+        loaded = [parse_transcript(text, roles, cache) for text in frame["transcript"]]
+        gc.enable()
     elif kind == "pandas_turns_groupby":
         frame = pandas.read_csv(path)
         loaded = frame.groupby("dialog", sort=False)["text"].agg(list)
