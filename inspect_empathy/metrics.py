@@ -190,3 +190,55 @@ def group_metrics(threshold: float = 4.0) -> Metric:
         return result
 
     return compute
+
+
+@metric
+def human_ceiling() -> Metric:
+    """Where the judge stands against the human ceiling, for data with several raters
+    per dialog (sample metadata ``human_ratings``, judge mode): ``humans_alpha``
+    (ordinal Krippendorff's alpha over the raters), ``humans_pair_qwk`` and
+    ``humans_pair_spearman`` (medians over rater pairs), ``humans_rest_qwk`` and
+    ``humans_rest_spearman`` (medians of each rater against the aggregate of the
+    others), and ``judge_rest_qwk`` / ``judge_rest_spearman`` (the judge against the
+    same aggregates, read on the same footing). Reports nothing otherwise; the full
+    table with CIs is `inspect-empathy compare`'s ``humans.csv``."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        from .dialogs import normalise_rating
+
+        per_dialog: dict[str, dict[str, float]] = {}
+        judge: dict[str, float] = {}
+        for s in scores:
+            metadata = s.sample_metadata or {}
+            ratings, scale = metadata.get("human_ratings"), metadata.get("human_rating_scale")
+            if metadata.get(HUMAN_KEY) is None or not isinstance(ratings, dict) or not scale:
+                continue
+            present = {
+                str(rater): normalise_rating(float(raw), (float(scale[0]), float(scale[1])))
+                for rater, raw in ratings.items()
+                if raw is not None
+            }
+            key = f"{s.sample_id}"
+            per_dialog[key] = present
+            judge[key] = s.score.as_float()
+        raters = {r for ratings in per_dialog.values() for r in ratings}
+        if len(per_dialog) < 3 or len(raters) < 2:
+            return {}
+        import pandas as pd
+
+        from .humans import ceiling_summary, judge_summary, ratings_frame
+
+        frame = ratings_frame(per_dialog)
+        ceiling = ceiling_summary(frame)
+        standing = judge_summary(pd.Series(judge), frame)
+        return {
+            "humans_alpha": ceiling["alpha"],
+            "humans_pair_qwk": ceiling["pair_qwk_median"],
+            "humans_pair_spearman": ceiling["pair_spearman_median"],
+            "humans_rest_qwk": ceiling["rest_qwk_median"],
+            "humans_rest_spearman": ceiling["rest_spearman_median"],
+            "judge_rest_qwk": standing["rest_qwk_median"],
+            "judge_rest_spearman": standing["rest_spearman_median"],
+        }
+
+    return compute

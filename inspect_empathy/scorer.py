@@ -45,6 +45,7 @@ from .metrics import (
     HUMAN_KEY,
     group_metrics,
     human_agreement,
+    human_ceiling,
     judge_agreement,
     judge_means,
     level_shares,
@@ -69,6 +70,7 @@ logger = logging.getLogger(__name__)
         judge_means(),
         scoring_counts(),
         group_metrics(),
+        human_ceiling(),
     ]
 )
 def empathy_scorer(
