@@ -37,7 +37,6 @@ from .loaders._validate import (
     check_record_text,
 )
 from .loaders.hub import hub_format, load_hub
-from .loaders.jsonl import load_jsonl
 from .loaders.spec import SPEC_SUFFIXES, read_spec
 
 if TYPE_CHECKING:
@@ -61,7 +60,6 @@ __all__ = [
     "bundled_path",
     "load_dialogs",
     "problem_report",
-    "read_jsonl",
     "skipped_summary",
 ]
 
@@ -419,17 +417,6 @@ def _unique(
             continue
         seen[record.id] = where
         records.append(record)
-    return records
-
-
-def read_jsonl(path: Path) -> list[DialogRecord]:
-    """Dialog records from a JSONL file; any invalid line fails with every problem listed."""
-    report = LoadReport(str(path), "jsonl")
-    records = _unique(load_jsonl(Path(path), report), report)
-    if report.problems:
-        raise DatasetError(report.error_message())
-    if not records:
-        raise DatasetError(f"{path}: no dialogs")
     return records
 
 

@@ -11,7 +11,7 @@ from inspect_ai import eval
 from inspect_ai.dataset import MemoryDataset
 
 from inspect_empathy import DatasetError, empathy, load_dialogs
-from inspect_empathy.dataset import DialogDataset, bundled_path, read_jsonl, skipped_summary
+from inspect_empathy.dataset import DialogDataset, bundled_path, skipped_summary
 
 FIXTURES = Path(__file__).parent / "fixtures" / "loaders"
 INVALID = FIXTURES / "invalid"
@@ -82,11 +82,11 @@ def test_cut_reply_for_response_mode() -> None:
     assert sample.metadata["reference_rating"] == 4.0
 
 
-def test_read_jsonl_still_returns_records() -> None:
-    records = read_jsonl(FIXTURES / "dialogs.jsonl")
+def test_load_dialogs_returns_records() -> None:
+    records = load_dialogs(FIXTURES / "dialogs.jsonl").records
     assert [r.id for r in records] == ["j1", "j2", "j3", "j4"]
     with pytest.raises(DatasetError, match="bad JSON"):
-        read_jsonl(INVALID / "bad_json.jsonl")
+        load_dialogs(INVALID / "bad_json.jsonl")
 
 
 def test_skipped_summary_is_none_for_other_datasets() -> None:

@@ -47,7 +47,7 @@ def test_empathetic_exchanges_one_sample_per_exchange() -> None:
     assert second.metadata["human_rating"] == 5.0
     assert second.metadata["situation"].startswith("My driving test is tomorrow, and")
     assert second.metadata["emotion"] == "anxious"
-    assert second.metadata["rating_scope"] == "last_reply"
+    assert second.metadata["rating_scope"] == "reply"
     assert "s_negative" not in second.metadata
 
 

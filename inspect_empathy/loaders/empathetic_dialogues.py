@@ -35,6 +35,7 @@ from ._validate import (
     parse_rating,
     read_text,
     split_lines,
+    unescape_empathetic_dialogues,
 )
 
 FORMAT = "empathetic_dialogues"
@@ -46,8 +47,6 @@ HEADER_SIGNATURE = frozenset(("conv_id", "utterance_idx", "speaker_idx", "uttera
 SCALE = (1.0, 5.0)
 
 
-def unescape(text: str) -> str:
-    return text.replace("_comma_", ",").strip()
 
 
 def csv_utterances(path: Path, report: LoadReport) -> Iterator[tuple[str, dict[str, str]]]:
@@ -123,7 +122,7 @@ def _record(
     first_speaker = str(ordered[0][1].get("speaker_idx"))
     turns: list[Turn] = []
     for _, row in ordered:
-        text = unescape(str(row.get("utterance") or ""))
+        text = unescape_empathetic_dialogues(str(row.get("utterance") or "")).strip()
         if text:
             add_turn(turns, "user" if str(row.get("speaker_idx")) == first_speaker else "bot", text)
     end = len(turns)
@@ -139,7 +138,7 @@ def _record(
         "rating_label": "selfeval empathy" + (" (mean of two raters)" if rater == "mean" else ""),
         "selfeval": str(head.get("selfeval")),
         "emotion": str(head.get("context") or ""),
-        "situation": unescape(str(head.get("prompt") or "")),
+        "situation": unescape_empathetic_dialogues(str(head.get("prompt") or "")).strip(),
         "conv_id": conv_id,
         # both raters' empathy ratings, as the ratings: [...] key keeps them
         "human_ratings": {"first": first, "second": second},

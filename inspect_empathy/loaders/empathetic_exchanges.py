@@ -25,6 +25,7 @@ from ._validate import (
     RecordProblem,
     check_keys,
     parse_rating,
+    unescape_empathetic_dialogues,
 )
 from .tabular import csv_rows
 
@@ -34,9 +35,6 @@ HEADER_SIGNATURE = frozenset(REQUIRED)
 SCALE = (1.0, 5.0)
 
 
-def unescape(text: str) -> str:
-    """EmpatheticDialogues' ``_comma_`` escape back to a comma."""
-    return text.replace("_comma_", ",").strip()
 
 
 def load_empathetic_exchanges(path: Path, report: LoadReport, **mapping: Any) -> Iterator[Located]:
@@ -72,7 +70,10 @@ def load_empathetic_exchanges(path: Path, report: LoadReport, **mapping: Any) ->
         if not conv_id:
             report.problem(where, MISSING_FIELD, "missing field 'conv_id' (empty cell)")
             continue
-        pair = (unescape(values[speaker]), unescape(values[listener]))
+        pair = (
+            unescape_empathetic_dialogues(values[speaker]).strip(),
+            unescape_empathetic_dialogues(values[listener]).strip(),
+        )
         exchanges.setdefault(conv_id, {}).setdefault(number, pair)
         rows_read.append((where, values, conv_id, number))
 
@@ -115,10 +116,10 @@ def _record(
     metadata: dict[str, Any] = {
         "conv_id": conv_id,
         "exchange_number": number,
-        "rating_scope": "last_reply",
+        "rating_scope": "reply",
     }
     if emotion is not None and emotion < len(values):
         metadata["emotion"] = values[emotion].strip()
     if situation is not None and situation < len(values):
-        metadata["situation"] = unescape(values[situation])
+        metadata["situation"] = unescape_empathetic_dialogues(values[situation]).strip()
     return DialogRecord(f"ee-{conv_id}-{number}", turns, rating, SCALE, metadata)

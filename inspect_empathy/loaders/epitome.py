@@ -147,7 +147,7 @@ def load_epitome(path: Path, report: LoadReport, **mapping: Any) -> Iterator[Loc
         if repeats > 1:
             repeated += repeats - 1
         metadata: dict[str, Any] = {
-            "rating_scope": "response",
+            "rating_scope": "reply",
             "dimension": dimension,
             "levels": levels,
             "sp_id": key[0],
