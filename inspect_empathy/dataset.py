@@ -23,13 +23,13 @@ from inspect_ai.dataset import Dataset, Sample
 from inspect_ai.dataset._dataset import sample_input_len
 
 from .dialogs import DialogRecord, record_to_sample
+from .errors import DatasetError
 from .loaders import FORMATS, JSON_FORMATS, infer_format, normalise_format
 from .loaders._validate import (
     BOT_LABELS,
     DUPLICATE_ID,
     SAMPLE_KEYS,
     USER_LABELS,
-    DatasetError,
     LoadReport,
     Located,
     RecordProblem,

@@ -13,8 +13,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..errors import DatasetError
 from . import empathetic_dialogues, empathetic_exchanges, epitome, esconv, ieval
-from ._validate import DatasetError, LoadReport, Located, check_regular_file
+from ._validate import LoadReport, Located, check_regular_file
 from .jsonl import load_json, load_jsonl, parse_json_file
 from .spec import SPEC_SUFFIXES, is_spec_object
 from .tabular import load_table

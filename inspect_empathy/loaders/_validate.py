@@ -14,11 +14,7 @@ from typing import Any
 
 from .._rubric import Turn
 from ..dialogs import DialogRecord, Scale
-
-try:  # Inspect prints a PrerequisiteError's message without a traceback
-    from inspect_ai._util.error import PrerequisiteError as _PlainError
-except ImportError:  # pragma: no cover - older or newer Inspect layouts
-    _PlainError = Exception  # type: ignore[misc,assignment]
+from ..errors import DatasetError
 
 # Problem kinds: the key is stable (tests, summaries), the label reads well in a log.
 UNREADABLE = "unreadable file"
@@ -72,39 +68,6 @@ DEFAULT_ROLES: dict[str, str] = {
     **{label: "bot" for label in BOT_LABELS},
 }
 """Role labels known without a ``roles`` mapping (matched case-insensitively)."""
-
-
-class DatasetError(_PlainError, ValueError):  # type: ignore[misc]
-    """A dataset could not be loaded; the message lists every problem found.
-
-    A subclass of Inspect's ``PrerequisiteError`` so that ``inspect eval``
-    prints the message plainly, without a traceback, and exits non-zero.
-    """
-
-    def __init__(self, message: str) -> None:
-        Exception.__init__(self, message)
-        # Inspect prints ``message`` with rich's print: keep it verbatim
-        self.message = verbatim_for_rich(f"Dataset error: {message}")
-
-    def __str__(self) -> str:
-        return str(self.args[0])
-
-
-_COLON = re.compile(r":(?=\S)")
-
-
-def verbatim_for_rich(text: str) -> str:
-    """Text that rich's ``print`` shows exactly as given.
-
-    Brackets are escaped (else ``[x]`` reads as markup), and an empty markup tag
-    follows every colon that precedes text, so that no ``:name:`` pair (as in
-    ``file.csv:100:``) is left for rich to replace with an emoji.
-    """
-    try:
-        from rich.markup import escape
-    except ImportError:  # pragma: no cover
-        return text
-    return _COLON.sub(":[bold][/bold]", escape(text))
 
 
 class RecordProblem(Exception):

@@ -21,12 +21,12 @@ from typing import Any
 
 from .._rubric import Turn
 from ..dialogs import DialogRecord
+from ..errors import DatasetError
 from ._validate import (
     BAD_VALUE,
     MISSING_FIELD,
     NO_BOT_REPLY,
     NOT_NUMERIC,
-    DatasetError,
     LoadReport,
     Located,
     RecordProblem,

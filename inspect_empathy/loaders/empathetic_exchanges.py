@@ -15,11 +15,11 @@ from typing import Any
 
 from .._rubric import Turn
 from ..dialogs import DialogRecord
+from ..errors import DatasetError
 from ._validate import (
     BAD_VALUE,
     MISSING_FIELD,
     NO_BOT_REPLY,
-    DatasetError,
     LoadReport,
     Located,
     RecordProblem,

@@ -15,7 +15,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ._validate import DatasetError, LoadReport, Located
+from ..errors import DatasetError
+from ._validate import LoadReport, Located
 from .empathetic_dialogues import records_from_utterances
 from .esconv import load_esconv
 from .jsonl import json_options, records_from_objects

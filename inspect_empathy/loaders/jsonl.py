@@ -18,13 +18,13 @@ from typing import Any
 
 from .._rubric import Turn
 from ..dialogs import DialogRecord, Scale
+from ..errors import DatasetError
 from ._validate import (
     BAD_JSON,
     BAD_VALUE,
     DEFAULT_ROLES,
     MISSING_FIELD,
     TRAILING_KEY,
-    DatasetError,
     LoadReport,
     Located,
     RecordProblem,

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._validate import DatasetError, check_regular_file, read_text
+from ..errors import DatasetError
+from ._validate import check_regular_file, read_text
 
 SPEC_SUFFIXES = (".yaml", ".yml")
 MAX_SPEC_BYTES = 256 * 1024

@@ -36,6 +36,7 @@ from typing import Any
 
 from .._rubric import Turn
 from ..dialogs import DialogRecord
+from ..errors import DatasetError
 from ._validate import (
     DEFAULT_ROLES,
     EMPTY_DIALOG,
@@ -43,7 +44,6 @@ from ._validate import (
     RESERVED_METADATA,
     TRAILING_KEY,
     UNREADABLE,
-    DatasetError,
     LoadReport,
     Located,
     RecordProblem,

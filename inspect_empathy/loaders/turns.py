@@ -29,13 +29,13 @@ from typing import Any
 
 from .._rubric import Turn
 from ..dialogs import DialogRecord
+from ..errors import DatasetError
 from ._validate import (
     BAD_JSON,
     BAD_VALUE,
     DEFAULT_ROLES,
     MISSING_FIELD,
     RESERVED_METADATA,
-    DatasetError,
     LoadReport,
     Located,
     Raters,

@@ -24,7 +24,8 @@ from inspect_empathy.compare import (
     write_report,
 )
 from inspect_empathy.compare.stats import paired_difference, spearman, spearman_ci
-from inspect_empathy.dataset import DatasetError, bundled_path
+from inspect_empathy.dataset import bundled_path
+from inspect_empathy.errors import DatasetError
 from inspect_empathy.metrics import agreement
 from inspect_empathy.tasks import empathy
 

@@ -1,0 +1,49 @@
+"""The plugin's public exceptions, in one place."""
+
+from __future__ import annotations
+
+import re
+
+from ._compat import PrerequisiteError
+
+__all__ = ["DatasetError", "OptionError", "verbatim_for_rich"]
+
+_COLON = re.compile(r":(?=\S)")
+
+
+def verbatim_for_rich(text: str) -> str:
+    """Text that rich's ``print`` shows exactly as given.
+
+    Brackets are escaped (else ``[x]`` reads as markup), and an empty markup tag
+    follows every colon that precedes text, so that no ``:name:`` pair (as in
+    ``file.csv:100:``) is left for rich to replace with an emoji.
+    """
+    from rich.markup import escape
+
+    return _COLON.sub(":[bold][/bold]", escape(text))
+
+
+class _PlainError(PrerequisiteError, ValueError):  # type: ignore[misc]
+    """An error Inspect prints as one plain message, verbatim, without a traceback
+    (``inspect eval`` exits non-zero); ``str()`` is the message as given."""
+
+    prefix = ""
+
+    def __init__(self, message: str) -> None:
+        Exception.__init__(self, message)
+        # Inspect prints ``message`` with rich's print: keep it verbatim
+        self.message = verbatim_for_rich(f"{self.prefix}{message}")
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class DatasetError(_PlainError):
+    """A dataset could not be loaded; the message lists every problem found, each with
+    its file, record (line) and problem."""
+
+    prefix = "Dataset error: "
+
+
+class OptionError(_PlainError):
+    """A task or scorer option is invalid (``-T method=bogus``, a bad calibration file)."""
