@@ -8,6 +8,7 @@ from typing import Literal
 from inspect_ai import Task, task
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import Dataset
+from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import ChatMessageSystem, ModelRole, model_roles
 from inspect_ai.model._model import active_model
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
@@ -17,6 +18,12 @@ from .dataset import DatasetError, OnInvalid, load_dialogs, skipped_summary
 from .metrics import response_metrics
 from .scorer import Aggregate, empathy_scorer, missing_grader_message
 from .solver import empathy_prompt
+
+
+HEADLINE_METRIC = "spearman"
+"""Judge mode's headline metric when the dataset has human ratings: the Spearman
+correlation that the scorer's `human_agreement` metric reports, so the viewer's log
+list compares judges by agreement (without ratings Inspect's default, the mean)."""
 
 
 @task
@@ -29,7 +36,7 @@ def empathy(
     format: str | None = None,
     on_invalid: OnInvalid | None = None,
     max_turns: int | None = None,
-    input: Literal["dialog", "prompt"] = "dialog",
+    input: Literal["prompt", "dialog"] = "prompt",
 ) -> Task:
     """Judge mode: the model under evaluation rates each dialog's last bot reply (1-5).
 
@@ -45,28 +52,33 @@ def empathy(
       on_invalid: ``fail`` (default) on any invalid record, before any model call,
         or ``skip`` them and record the counts in the log (``metadata.dataset``).
       max_turns: Keep only the last N turns of each dialog (with a marker).
-      input: ``dialog``: each sample's input is the dialog as chat messages (the
-        viewer shows the conversation) and the `empathy_prompt` solver swaps in
-        the rubric prompt; ``prompt``: the input is the rubric prompt itself, for
-        large runs (less per-sample work in Inspect; the same prompt and scores).
+      input: ``prompt`` (default): each sample's input is the rubric prompt
+        itself, with the dialog as ``USER:``/``BOT:`` lines, and ``generate()``
+        runs alone: the per-sample cost of a bare Inspect task. ``dialog``: the
+        input is the dialog as chat messages and the `empathy_prompt` solver
+        swaps in the same prompt (the viewer's sample list then shows the first
+        user message; about 1.2x the CPU, see docs/performance.md).
     """
     if input not in ("dialog", "prompt"):
         raise PrerequisiteError(f"input must be 'dialog' or 'prompt', not {input!r}")
     data = load_dialogs(
         dataset, format, shuffle=shuffle, on_invalid=on_invalid, max_turns=max_turns
     )
+    summary = skipped_summary(data)
+    rated = any(record.rating is not None for record in data.records)
     prompted = input == "prompt"
     return Task(
         dataset=data.as_prompts(cot) if prompted else data,
         solver=[generate()] if prompted else [empathy_prompt(cot=cot), generate()],
         scorer=empathy_scorer(method=method, samples=samples, cot=cot, from_output=True),
         config=method_config(method, samples),
+        headline_metric=HeadlineMetric(metric=HEADLINE_METRIC) if rated else None,
         metadata={
             "mode": "judge",
             "method": method,
             "cot": cot,
             "input": input,
-            "dataset": skipped_summary(data),
+            "dataset": summary,
         },
     )
 
