@@ -1,8 +1,10 @@
 """Overhead: the ``empathy`` task against a bare Inspect task on the same samples and provider.
 
 Each eval runs in its own child process (peak RSS from ``os.wait4``); the two tasks are
-interleaved (A B, then B A) so that drift in machine load hits both alike. Ratios are
-empathy / bare from the same run. Target: ratio <= 1.10.
+interleaved (bare, empathy, bare, empathy, ...) so that drift in machine load hits both
+alike. Ratios are empathy / bare from the same run: the ratio of the medians, and the
+median of the per-pair ratios (each empathy run against the bare run just before it).
+Target: wall time and peak RSS ratio <= 1.05.
 
     python benchmarks/overhead.py                      # 2,000 and 10,000 samples
     python benchmarks/overhead.py --sizes 200 --repeats 3
@@ -17,7 +19,7 @@ from typing import Any
 
 from _common import check, median, run_child, table, write_dialogs_jsonl, write_results
 
-TARGET = 1.10
+TARGET = 1.05
 
 
 def run_eval(task: str, dataset: Path, model: str, connections: int, log_dir: Path) -> dict:
@@ -61,7 +63,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument(
         "--task",
         default="empathy",
-        help="task compared with bare: empathy, empathy_prompt (-T input=prompt), "
+        help="task compared with bare: empathy (as shipped), empathy_dialog (-T input=dialog), "
         "or variant:NAME from _variants.py "
         "(results then go to overhead_NAME.json)",
     )
@@ -79,8 +81,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             source = write_dialogs_jsonl(dataset, size)
             per_task: dict[str, list[dict[str, Any]]] = {t: [] for t in tasks}
             for rep in range(args.repeats):
-                order = tasks if rep % 2 == 0 else tuple(reversed(tasks))
-                for task in order:
+                for task in tasks:  # bare, empathy, bare, empathy, ...
                     run = run_eval(task, dataset, args.model, args.max_connections, tmpdir)
                     run.update(size=size, repeat=rep)
                     print(
@@ -98,6 +99,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 row[f"bare_{key}"] = bare
                 row[f"empathy_{key}"] = emp
                 row[f"ratio_{key}"] = emp / bare if bare else float("nan")
+                row[f"pair_ratio_{key}"] = median(
+                    [e[key] / b[key] for b, e in zip(per_task["bare"], per_task[args.task],
+                                                     strict=True) if b[key]]
+                )  # fmt: skip
             row["meets_target"] = row["ratio_wall_s"] <= TARGET and (
                 row["ratio_peak_rss_mb"] <= TARGET
             )
@@ -139,6 +144,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "model": args.model,
             "max_connections": args.max_connections,
             "repeats": args.repeats,
+            "order": "bare, task, bare, task, ... (each in its own process)",
+            "task_args": {"empathy": {}, "empathy_dialog": {"input": "dialog"},
+                          "empathy_prompt": {"input": "prompt"}}.get(args.task),
             "log_format": "eval",
             "display": "none",
             "dataset_source": source,
