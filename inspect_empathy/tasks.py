@@ -12,6 +12,7 @@ from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import ChatMessageSystem, ModelRole, model_roles
 from inspect_ai.model._model import active_model
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
+from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
 from ._geval import DEFAULT_SAMPLES, Method, method_config
 from .dataset import DatasetError, OnInvalid, load_dialogs, skipped_summary
@@ -19,11 +20,27 @@ from .metrics import response_metrics
 from .scorer import Aggregate, empathy_scorer, missing_grader_message
 from .solver import empathy_prompt
 
-
 HEADLINE_METRIC = "spearman"
 """Judge mode's headline metric when the dataset has human ratings: the Spearman
 correlation that the scorer's `human_agreement` metric reports, so the viewer's log
 list compares judges by agreement (without ratings Inspect's default, the mean)."""
+
+
+JUDGE_VIEW = ViewerConfig(
+    task_samples_view=TaskSamplesView(
+        name="judge mode",
+        columns=[
+            TaskSamplesColumn(id="sampleId"),
+            TaskSamplesColumn(id="target"),
+            TaskSamplesColumn(id="answer"),
+            TaskSamplesColumn.score("empathy_scorer"),
+            TaskSamplesColumn(id="input", visible=False),
+        ],
+        multiline=False,
+    )
+)
+"""The viewer's sample list for judge mode: every input opens with the same rubric, so
+the list shows the id, the human rating (target), the judge's answer and its score."""
 
 
 @task
@@ -73,6 +90,7 @@ def empathy(
         scorer=empathy_scorer(method=method, samples=samples, cot=cot, from_output=True),
         config=method_config(method, samples),
         headline_metric=HeadlineMetric(metric=HEADLINE_METRIC) if rated else None,
+        viewer=JUDGE_VIEW,
         metadata={
             "mode": "judge",
             "method": method,
