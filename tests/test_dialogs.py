@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from inspect_empathy._rubric import Turn, render_dialog, render_prompt, turns_from_messages
 from inspect_empathy import metrics
+from inspect_empathy._rubric import Turn, render_dialog, render_prompt, turns_from_messages
 from inspect_empathy.dataset import load_dialogs
 from inspect_empathy.dialogs import (
     HUMAN_KEY,
@@ -151,7 +151,8 @@ def test_prompt_input_is_the_rubric_with_the_transcript(cot: bool) -> None:
     assert "transcript" not in prompt.metadata
     assert prompt.metadata["reply_words"] == reply_words(DIALOG[-1].content)
     assert prompt.target == dialog.target
-    assert {k: v for k, v in prompt.metadata.items() if k not in ("reply_words", JUDGE_PROMPT_KEY)} == {
+    added = ("reply_words", JUDGE_PROMPT_KEY)
+    assert {k: v for k, v in prompt.metadata.items() if k not in added} == {
         k: v for k, v in dialog.metadata.items() if k != "transcript"
     }
 
@@ -195,7 +196,7 @@ def test_prompt_dataset_lets_go_of_each_record_once_its_sample_is_built(tmp_path
     assert [s.id for s in built] == [r.id for r in data.records]  # the source keeps its own
     assert all(s.metadata[JUDGE_PROMPT_KEY] is True for s in built)
     with pytest.raises(ValueError, match="let go of the records"):
-        prompts.records
+        _ = prompts.records
     # slicing, filtering and shuffling still work on a dataset whose records are gone
     assert [s.id for s in prompts[1:]] == [s.id for s in built[1:]]
     assert len(prompts.filter(lambda s: s.metadata["human_rating"] is not None)) >= 1
