@@ -57,7 +57,13 @@ def run_eval(task: str, dataset: Path, model: str, connections: int, log_dir: Pa
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 10000])
-    parser.add_argument("--repeats", type=int, default=2, help="runs of each task per size")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        nargs="+",
+        default=[2],
+        help="runs of each task per size (one number, or one per size)",
+    )
     parser.add_argument("--model", default="bench/zero", help="zero-latency provider")
     parser.add_argument("--max-connections", type=int, default=100)
     parser.add_argument(
@@ -76,11 +82,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bench-overhead-") as tmp:
         tmpdir = Path(tmp)
         source = ""
-        for size in args.sizes:
+        for index, size in enumerate(args.sizes):
+            repeats = args.repeats[min(index, len(args.repeats) - 1)]
             dataset = tmpdir / f"dialogs-{size}.jsonl"
             source = write_dialogs_jsonl(dataset, size)
             per_task: dict[str, list[dict[str, Any]]] = {t: [] for t in tasks}
-            for rep in range(args.repeats):
+            for rep in range(repeats):
                 for task in tasks:  # bare, empathy, bare, empathy, ...
                     run = run_eval(task, dataset, args.model, args.max_connections, tmpdir)
                     run.update(size=size, repeat=rep)
@@ -92,7 +99,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     )
                     per_task[task].append(run)
                     runs.append(run)
-            row: dict[str, Any] = {"samples": size}
+            row: dict[str, Any] = {"samples": size, "repeats": repeats}
             for key in ("wall_s", "cpu_s", "eval_s", "import_s", "peak_rss_mb"):
                 bare = median([r[key] for r in per_task["bare"]])
                 emp = median([r[key] for r in per_task[args.task]])
@@ -143,7 +150,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "settings": {
             "model": args.model,
             "max_connections": args.max_connections,
-            "repeats": args.repeats,
+            "repeats": dict(zip(args.sizes, [args.repeats[min(i, len(args.repeats) - 1)]
+                                             for i in range(len(args.sizes))], strict=True)),
             "order": "bare, task, bare, task, ... (each in its own process)",
             "task_args": {"empathy": {}, "empathy_dialog": {"input": "dialog"},
                           "empathy_prompt": {"input": "prompt"}}.get(args.task),
