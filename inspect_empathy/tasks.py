@@ -16,7 +16,6 @@ from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
 from ._geval import DEFAULT_SAMPLES, Method, method_config
 from .dataset import DatasetError, OnInvalid, load_dialogs, skipped_summary
-from .metrics import response_metrics
 from .scorer import Aggregate, empathy_scorer, missing_grader_message
 from .solver import empathy_prompt
 
@@ -148,6 +147,8 @@ def empathy_response(
         the log); a spec file's own ``on_invalid`` applies when this is not given.
       max_turns: Keep only the last N turns of each dialog (with a marker).
     """
+    from .metrics import response_metrics  # numpy: imported when the task is built
+
     if not self_grading and grader_unbound_now(GRADER_ROLE):
         raise PrerequisiteError(missing_grader_message(GRADER_ROLE, SELF_GRADING_HINT))
     data = load_dialogs(

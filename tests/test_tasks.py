@@ -254,3 +254,31 @@ def test_samples_top_up_resends_exactly_the_prompt_the_judge_got(tmp_path: Path)
 def test_unknown_input_is_refused() -> None:
     with pytest.raises(Exception, match="input must be 'dialog' or 'prompt'"):
         empathy(input="chat")  # type: ignore[arg-type]
+
+
+JUDGE_PATH_MODULES = [
+    "tasks.py", "solver.py", "dialogs.py", "dataset.py", "baseline.py", "_rubric.py",
+    "_registry.py",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("module", JUDGE_PATH_MODULES)
+def test_judge_mode_modules_import_no_numpy_scipy_pandas_at_module_level(module: str) -> None:
+    # Inspect imports every installed plugin at start-up; numpy, scipy and pandas are
+    # imported where the metrics and the comparison use them, not on this path
+    import ast
+
+    import inspect_empathy
+
+    tree = ast.parse((Path(inspect_empathy.__file__).parent / module).read_text("utf-8"))
+    heavy = {"numpy", "scipy", "pandas"}
+    found = []
+    for node in tree.body:  # module level only
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.split(".")[0] in heavy]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0 and (node.module or "").split(".")[0] in heavy:
+                found.append(node.module)
+            if node.level == 1 and node.module in ("metrics", "compare"):
+                found.append(f".{node.module}")  # both import numpy at module level
+    assert found == [], found
