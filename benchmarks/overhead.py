@@ -74,6 +74,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "(results then go to overhead_NAME.json)",
     )
     parser.add_argument("--out", type=Path, default=None, help="results directory")
+    parser.add_argument(
+        "--name", default=None, help="results file name (default: overhead[_TASK])"
+    )
     args = parser.parse_args(argv)
     tasks = ("bare", args.task)
 
@@ -162,7 +165,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "summary": summary,
         "runs": runs,
     }
-    name = "overhead" if args.task == "empathy" else f"overhead_{label}"
+    name = args.name or ("overhead" if args.task == "empathy" else f"overhead_{label}")
     path = write_results(name, payload, args.out)
     print(f"wrote {path}")
     return payload
