@@ -89,7 +89,7 @@ def empathy(
         scorer=empathy_scorer(method=method, samples=samples, cot=cot, from_output=True),
         config=method_config(method, samples),
         headline_metric=HeadlineMetric(metric=HEADLINE_METRIC) if rated else None,
-        viewer=JUDGE_VIEW,
+        viewer=JUDGE_VIEW if prompted else None,
         metadata={
             "mode": "judge",
             "method": method,

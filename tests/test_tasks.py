@@ -209,6 +209,13 @@ def test_default_judge_mode_is_generate_alone_on_the_prompt(tmp_path: Path) -> N
         "human_rating", "human_rating_raw", "human_rating_scale", "reply_words", JUDGE_PROMPT_KEY
     }  # fmt: skip
     assert "transcript" not in sample.metadata
+    # the sample list shows id, human rating, answer and score, not the rubric's first words
+    view = log.eval.viewer.task_samples_view  # type: ignore[union-attr]
+    assert [(c.id, c.visible) for c in view.columns][:4] == [  # type: ignore[union-attr]
+        ("sampleId", True), ("target", True), ("answer", True),
+        ("score__empathy_scorer__empathy_scorer", True),
+    ]  # fmt: skip
+    assert ("input", False) in [(c.id, c.visible) for c in view.columns]  # type: ignore[union-attr]
 
 
 def test_headline_metric_is_spearman_with_human_ratings(tmp_path: Path) -> None:
