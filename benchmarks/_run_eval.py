@@ -61,7 +61,13 @@ def main() -> None:
 
     imported = time.perf_counter()
     if args.task == "empathy":
+        # scorer=trivial (rss_breakdown.py): the bare task's one-metric scorer instead
+        trivial = task_args.pop("scorer", None) == "trivial"
         the_task = empathy(dataset=args.dataset, **task_args)
+        if trivial:
+            from inspect_ai import task_with
+
+            the_task = task_with(the_task, scorer=_bench_tasks.first_digit())
     elif args.task == "empathy_prompt":
         the_task = empathy(dataset=args.dataset, input="prompt", **task_args)
     elif args.task == "empathy_dialog":

@@ -116,3 +116,13 @@ def test_overhead_breakdown_runs_every_variant(tmp_path: Path) -> None:
     tasks = [r["task"] for r in result["summary"]]
     assert tasks[:3] == ["bare", "empathy", "empathy_dialog"] and len(tasks) == 8
     assert result["summary"][0]["ratio_cpu_s"] == 1.0
+
+
+def test_rss_breakdown_runs_the_three_variants(tmp_path: Path) -> None:
+    result = run_script("rss_breakdown", tmp_path, "--samples", "20")
+    assert [r["variant"] for r in result["runs"]] == ["bare", "empathy_trivial_scorer", "empathy"]
+    assert all(r["samples"] == 20 and r["peak_rss_mb"] > 0 for r in result["runs"])
+    assert result["summary"][0]["ratio_peak_rss_mb"] == 1.0
+    scorers = {r["variant"]: r["scorers"] for r in result["runs"]}
+    assert scorers["empathy_trivial_scorer"] == scorers["bare"] == ["first_digit"]
+    assert scorers["empathy"] == ["empathy_scorer"]
