@@ -115,14 +115,16 @@ class ChildResult:
 def run_child(args: Sequence[str], env: dict[str, str] | None = None) -> ChildResult:
     """Run a Python child process; CPU time and peak RSS come from ``os.wait4`` (that child).
 
-    The child prints one JSON object as the last line of stdout.
+    The child prints one JSON object as the last line of stdout. It imports
+    ``inspect_empathy`` from this checkout (``PYTHONPATH``), whatever is installed.
     """
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
     start = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env={**os.environ, **(env or {})},
+        env={**os.environ, "PYTHONPATH": path, **(env or {})},
         cwd=ROOT,
         text=True,
     )

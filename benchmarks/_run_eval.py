@@ -1,7 +1,11 @@
 """Child process: run one eval (``empathy`` or the bare task) and print a JSON report.
 
-Usage: python benchmarks/_run_eval.py --task empathy|empathy_prompt|bare|variant:NAME
-       --dataset FILE --model MODEL [--max-connections N] [--log-dir DIR] [-T key=value ...]
+Usage: python benchmarks/_run_eval.py --task empathy|empathy_dialog|empathy_prompt|bare|variant:NAME
+       --dataset FILE --model MODEL [--max-connections N] [--max-tokens N] [--log-dir DIR]
+       [-T key=value ...]
+
+``empathy`` is the task as shipped (judge mode's default input, the rubric prompt);
+``empathy_dialog`` adds ``-T input=dialog``; ``empathy_prompt`` spells out ``input=prompt``.
 """
 
 from __future__ import annotations
@@ -33,8 +37,10 @@ def main() -> None:
     parser.add_argument(
         "--task",
         required=True,
-        help="empathy, empathy_prompt (-T input=prompt), bare or variant:NAME",
+        help="empathy, empathy_dialog (-T input=dialog), empathy_prompt (-T input=prompt), "
+        "bare or variant:NAME",
     )
+    parser.add_argument("--max-tokens", type=int, default=None, help="generate max_tokens")
     parser.add_argument("--dataset", required=True)
     parser.add_argument("--model", default="bench/zero")
     parser.add_argument("--max-connections", type=int, default=100)
@@ -50,14 +56,22 @@ def main() -> None:
     import _bench_tasks  # registers bench/zero
     from inspect_ai import eval as inspect_eval
 
-    if args.task in ("empathy", "empathy_prompt"):
+    if args.task in ("empathy", "empathy_dialog", "empathy_prompt"):
         from inspect_empathy import empathy
 
     imported = time.perf_counter()
     if args.task == "empathy":
+        # scorer=trivial (rss_breakdown.py): the bare task's one-metric scorer instead
+        trivial = task_args.pop("scorer", None) == "trivial"
         the_task = empathy(dataset=args.dataset, **task_args)
+        if trivial:
+            from inspect_ai import task_with
+
+            the_task = task_with(the_task, scorer=_bench_tasks.first_digit())
     elif args.task == "empathy_prompt":
         the_task = empathy(dataset=args.dataset, input="prompt", **task_args)
+    elif args.task == "empathy_dialog":
+        the_task = empathy(dataset=args.dataset, input="dialog", **task_args)
     elif args.task == "bare":
         the_task = _bench_tasks.bare(dataset=args.dataset)
     else:
@@ -73,6 +87,7 @@ def main() -> None:
         log_format="eval",
         display="none",
         score_display=False,
+        **({"max_tokens": args.max_tokens} if args.max_tokens is not None else {}),
     )
     done = time.perf_counter()
     log = logs[0]
@@ -106,6 +121,7 @@ def main() -> None:
         "scored": scored,
         "scores": scores,
         "imported_inspect_empathy": "inspect_empathy" in sys.modules,
+        "inspect_empathy_from": getattr(sys.modules.get("inspect_empathy"), "__file__", None),
         "log": log.location,
         "log_bytes": os.path.getsize(log.location) if os.path.exists(log.location) else None,
     }

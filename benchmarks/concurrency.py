@@ -4,7 +4,9 @@ The ``empathy`` task and the bare task judge the same dialogs through Inspect's 
 provider (``openai/gpt-4o-mini``, chat completions) pointed at ``fake_openai.py`` on
 127.0.0.1. Requests per second are measured at the server, from the first request's
 arrival to the last response, against the bound ``connections / latency`` and against
-the bare task. Target: empathy >= 0.95 of the bare task.
+the bare task, and the client's CPU time per request. The two tasks alternate (bare,
+empathy, bare, empathy), each eval in its own process. Targets: empathy's request rate
+>= 0.95 of the bare task's, its client CPU per request <= 1.05 of the bare task's.
 
     python benchmarks/concurrency.py                       # 20 and 50 connections
     python benchmarks/concurrency.py --connections 20 --rounds 5
@@ -21,6 +23,7 @@ from _common import check, median, run_child, table, write_dialogs_jsonl, write_
 from fake_openai import FakeOpenAI
 
 TARGET = 0.95
+CPU_TARGET = 1.05
 MODEL = "openai/gpt-4o-mini"
 
 
@@ -35,7 +38,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument(
         "--task",
         default="empathy",
-        help="task compared with bare: empathy, empathy_prompt (-T input=prompt), "
+        help="task compared with bare: empathy (as shipped), empathy_dialog (-T input=dialog), "
         "or variant:NAME from _variants.py "
         "(results then go to concurrency_NAME.json)",
     )
@@ -54,8 +57,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 write_dialogs_jsonl(dataset, size)
                 per_task: dict[str, list[dict[str, Any]]] = {t: [] for t in tasks}
                 for rep in range(args.repeats):
-                    order = tasks if rep % 2 == 0 else tuple(reversed(tasks))
-                    for task in order:
+                    for task in tasks:  # bare, empathy, bare, empathy, ...
                         server.reset()
                         server_cpu = server.cpu_seconds()
                         result = run_child(
@@ -95,6 +97,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                             "wall_s": result.wall_s,
                             "client_cpu_s": result.cpu_s,
                             "client_cpu_busy": result.cpu_s / result.wall_s,
+                            "client_cpu_ms_per_request": 1000 * result.cpu_s / size,
                             "server_cpu_s": server_cpu,
                         }
                         print(
@@ -123,6 +126,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                         "bare_max_inflight": max(r["max_inflight"] for r in per_task["bare"]),
                         "empathy_max_inflight": max(r["max_inflight"] for r in per_task[args.task]),
                         "meets_target": emp / bare >= TARGET,
+                        "bare_cpu_ms_per_request": median(
+                            [r["client_cpu_ms_per_request"] for r in per_task["bare"]]
+                        ),
+                        "empathy_cpu_ms_per_request": median(
+                            [r["client_cpu_ms_per_request"] for r in per_task[args.task]]
+                        ),
+                        "cpu_per_request_ratio": median(
+                            [r["client_cpu_ms_per_request"] for r in per_task[args.task]]
+                        )
+                        / median([r["client_cpu_ms_per_request"] for r in per_task["bare"]]),
                         "client_cpu_busy": median(
                             [r["client_cpu_busy"] for r in per_task["bare"] + per_task[args.task]]
                         ),
@@ -139,6 +152,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         f"{label}/bare",
         f"{label}/bound",
         "bare/bound",
+        f"CPU ms/request (bare, {label})",
+        "CPU ratio",
         f"peak in flight (bare, {label})",
         "client CPU busy",
         f">= {TARGET}",
@@ -153,6 +168,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             r["empathy_vs_bare"],
             r["empathy_vs_bound"],
             r["bare_vs_bound"],
+            f"{r['bare_cpu_ms_per_request']:.1f}, {r['empathy_cpu_ms_per_request']:.1f}",
+            r["empathy_cpu_ms_per_request"] / r["bare_cpu_ms_per_request"],
             f"{r['bare_max_inflight']}, {r['empathy_max_inflight']}",
             f"{r['client_cpu_busy']:.0%}",
             "yes" if r["meets_target"] else "no",
@@ -161,7 +178,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ]
     print(table(headers, rows))
     payload = {
-        "target": f"empathy req/s >= {TARGET} x bare req/s",
+        "target": f"empathy req/s >= {TARGET} x bare req/s; client CPU per request "
+        f"<= {CPU_TARGET} x bare's",
         "task": args.task,
         "settings": {
             "model": MODEL,
@@ -169,6 +187,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "latency_s": args.latency,
             "rounds": args.rounds,
             "repeats": args.repeats,
+            "order": "bare, task, bare, task, ... (each in its own process)",
         },
         "summary": summary,
         "runs": runs,

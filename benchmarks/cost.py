@@ -6,9 +6,11 @@ tokens (whitespace tokens: an approximation of a real tokenizer) and answers lik
 that complies with the rubric (score only, or reasoning then ``Score: N`` with ``cot``).
 Inspect's own usage totals from the log are reported alongside.
 Target: ``logprobs`` makes one call with at most 2 output tokens per sample, the same
-cost as a plain integer score (``parse``).
+cost as a plain integer score (``parse``), and a judge that rambles (writes 60 words
+before its score) costs at most the ``max_tokens`` bound per call.
 
-    python benchmarks/cost.py
+    python benchmarks/cost.py                     # the task's own generation settings
+    python benchmarks/cost.py --max-tokens 2      # an explicit bound (--max-tokens)
     python benchmarks/cost.py --dataset my_dialogs.jsonl
 """
 
@@ -24,14 +26,16 @@ from fake_openai import FakeOpenAI
 
 MODEL = "openai/gpt-4o-mini"
 MAX_OUTPUT_TOKENS = 2
-# (label, task args, provider honours n)
-CASES: list[tuple[str, dict[str, str], bool]] = [
-    ("logprobs", {"method": "logprobs"}, True),
-    ("samples (n=20)", {"method": "samples", "samples": "20"}, True),
-    ("parse", {"method": "parse"}, True),
-    ("auto", {"method": "auto"}, True),
-    ("samples (n=20), provider ignores n", {"method": "samples", "samples": "20"}, False),
-    ("logprobs + cot", {"method": "logprobs", "cot": "true"}, True),
+RAMBLE_WORDS = 60
+# (label, task args, provider honours n, words the judge writes before its score)
+CASES: list[tuple[str, dict[str, str], bool, int]] = [
+    ("logprobs", {"method": "logprobs"}, True, 0),
+    ("samples (n=20)", {"method": "samples", "samples": "20"}, True, 0),
+    ("parse", {"method": "parse"}, True, 0),
+    ("auto", {"method": "auto"}, True, 0),
+    ("samples (n=20), provider ignores n", {"method": "samples", "samples": "20"}, False, 0),
+    ("logprobs + cot", {"method": "logprobs", "cot": "true"}, True, 0),
+    ("logprobs, rambling judge", {"method": "logprobs"}, True, RAMBLE_WORDS),
 ]
 
 
@@ -51,6 +55,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--limit", type=int, default=None, help="first N dialogs only")
     parser.add_argument(
         "--cases", nargs="+", default=None, help="labels of the cases to run (default: all)"
+    )
+    parser.add_argument(
+        "--max-tokens", type=int, default=None, help="generate max_tokens (default: the task's)"
     )
     parser.add_argument("--out", type=Path, default=None, help="results directory")
     args = parser.parse_args(argv)
@@ -73,8 +80,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             dataset = tmpdir / "dialogs.jsonl"
             dataset.write_text("\n".join(lines) + "\n", "utf-8")
             source += f" (first {args.limit})"
-        for label, task_args, honours_n in cases:
-            with FakeOpenAI(latency=0.0, ignore_n=not honours_n) as server:
+        for label, task_args, honours_n, ramble in cases:
+            with FakeOpenAI(latency=0.0, ignore_n=not honours_n, ramble=ramble) as server:
                 result = run_child(
                     [
                         "benchmarks/_run_eval.py",
@@ -89,6 +96,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                         "--log-dir",
                         str(tmpdir / "logs"),
                         "--count-scored",
+                        *(["--max-tokens", str(args.max_tokens)] if args.max_tokens else []),
                         *[x for k, v in task_args.items() for x in ("-T", f"{k}={v}")],
                     ],
                     env=server.env(),
@@ -114,6 +122,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 "request_max_tokens": stats["max_tokens_values"],
                 "request_top_logprobs": stats["top_logprobs_values"],
                 "mean_score": (report["scores"].get("empathy_scorer") or {}).get("mean"),
+                "judge_words_before_score": ramble,
+                "max_output_tokens_per_call": stats.get("max_completion_tokens_per_call"),
             }
             rows_out.append(row)
             print(
@@ -136,6 +146,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 logprobs["prompt_tokens_per_sample"] == parse["prompt_tokens_per_sample"]
                 and logprobs["output_tokens_per_sample"] == parse["output_tokens_per_sample"]
             )
+    rambling = by_case.get("logprobs, rambling judge")
+    rambling_bounded = None
+    if rambling is not None:
+        bounds = [int(k) for k in rambling["request_max_tokens"] if k != "None"]
+        rambling_bounded = bool(bounds) and (
+            rambling["calls_per_sample"] == 1
+            and rambling["max_output_tokens_per_call"] <= max(bounds)
+        )
     headers = [
         "method",
         "samples",
@@ -145,6 +163,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "output tok/sample",
         "Inspect usage in/out per sample",
         "n per request",
+        "max_tokens sent",
     ]
     rows = [
         [
@@ -157,19 +176,25 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             f"{r['inspect_input_tokens_per_sample']:.1f} / "
             f"{r['inspect_output_tokens_per_sample']:.2f}",
             n_sent(r["request_n"]),
+            ", ".join(r["request_max_tokens"]),
         ]
         for r in rows_out
     ]
     print(table(headers, rows))
     print(f"logprobs: 1 call, <= {MAX_OUTPUT_TOKENS} output tokens, same as parse: {meets}")
+    if rambling is not None:
+        print(f"rambling judge: 1 call, output within the max_tokens bound: {rambling_bounded}")
     payload = {
         "target": f"logprobs: 1 call and <= {MAX_OUTPUT_TOKENS} output tokens per sample "
         "(compliant judge), no more than parse",
         "meets_target": meets,
+        "rambling_within_bound": rambling_bounded,
         "settings": {
             "model": MODEL,
             "dataset": source,
             "tokens": "whitespace tokens counted by the fake server (approximate)",
+            "max_tokens": args.max_tokens,
+            "max_tokens_note": "None: the generation settings of the empathy task itself",
         },
         "cases": rows_out,
     }

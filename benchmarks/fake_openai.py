@@ -45,6 +45,7 @@ class Stats:
         self.calls = 0
         self.prompt_tokens = 0
         self.completion_tokens = 0
+        self.max_completion_tokens_per_call = 0
         self.choices = 0
         self.inflight = 0
         self.max_inflight = 0
@@ -66,6 +67,7 @@ class Stats:
             "calls": self.calls,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
+            "max_completion_tokens_per_call": self.max_completion_tokens_per_call,
             "choices": self.choices,
             "max_inflight": self.max_inflight,
             "span_s": span,
@@ -121,8 +123,15 @@ def logprob_entry(token: str, score: int | None, top: int) -> dict[str, Any]:
     }
 
 
-def make_choice(index: int, prompt: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
-    """One completion choice and its output-token count."""
+def make_choice(
+    index: int, prompt: str, body: dict[str, Any], ramble: int = 0
+) -> tuple[dict[str, Any], int]:
+    """One completion choice and its output-token count.
+
+    A compliant judge writes the score (after a line of reasoning for a CoT prompt); with
+    ``ramble`` it first writes that many words whatever the prompt asks. The output stops
+    at the request's ``max_tokens`` / ``max_completion_tokens`` (``finish_reason: length``).
+    """
     temperature = float(body.get("temperature") if body.get("temperature") is not None else 1.0)
     score = pick_score(prompt, index, temperature)
     cot = not prompt.rstrip().endswith(SCORE_ONLY)
@@ -131,24 +140,35 @@ def make_choice(index: int, prompt: str, body: dict[str, Any]) -> tuple[dict[str
         if cot
         else str(score)
     )
+    if ramble:
+        words = ("Let me weigh how well the reply meets the user's feelings. " * ramble).split()
+        text = " ".join(words[:ramble]) + " " + text
     tokens = _TOKEN.findall(text)
+    limit = body.get("max_completion_tokens", body.get("max_tokens"))
+    finish = "stop"
+    scored_at = len(tokens) - 1
+    if limit is not None and len(tokens) > int(limit):
+        tokens, finish = tokens[: int(limit)], "length"
+        text = "".join(tokens)
     choice: dict[str, Any] = {
         "index": index,
         "message": {"role": "assistant", "content": text, "refusal": None},
-        "finish_reason": "stop",
+        "finish_reason": finish,
         "logprobs": None,
     }
     if body.get("logprobs"):
         top = int(body.get("top_logprobs") or 0)
         content = [
-            logprob_entry(tok, score if i == len(tokens) - 1 else None, top)
+            logprob_entry(tok, score if i == scored_at else None, top)
             for i, tok in enumerate(tokens)
         ]
         choice["logprobs"] = {"content": content, "refusal": None}
     return choice, len(tokens)
 
 
-def build_app(latency: float, ignore_n: bool, stats: Stats, stop: asyncio.Event) -> Any:
+def build_app(
+    latency: float, ignore_n: bool, stats: Stats, stop: asyncio.Event, ramble: int = 0
+) -> Any:
     from aiohttp import web
 
     async def completions(request: web.Request) -> web.Response:
@@ -172,11 +192,14 @@ def build_app(latency: float, ignore_n: bool, stats: Stats, stop: asyncio.Event)
             stats.top_logprobs_values[str(body.get("top_logprobs"))] += 1
             if latency > 0:
                 await asyncio.sleep(latency)
-            choices = [make_choice(i, prompt, body) for i in range(n)]
+            choices = [make_choice(i, prompt, body, ramble) for i in range(n)]
             completion_tokens = sum(c[1] for c in choices)
             stats.calls += 1
             stats.prompt_tokens += prompt_tokens
             stats.completion_tokens += completion_tokens
+            stats.max_completion_tokens_per_call = max(
+                stats.max_completion_tokens_per_call, completion_tokens
+            )
             stats.choices += n
             payload = {
                 "id": f"chatcmpl-bench{stats.calls}",
@@ -221,13 +244,18 @@ def build_app(latency: float, ignore_n: bool, stats: Stats, stop: asyncio.Event)
 
 
 async def serve(
-    port: int, latency: float, ignore_n: bool, idle_exit: float, max_lifetime: float
+    port: int,
+    latency: float,
+    ignore_n: bool,
+    idle_exit: float,
+    max_lifetime: float,
+    ramble: int = 0,
 ) -> None:
     from aiohttp import web
 
     stats = Stats()
     stop = asyncio.Event()
-    app = build_app(latency, ignore_n, stats, stop)
+    app = build_app(latency, ignore_n, stats, stop, ramble)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", port, backlog=1024)
@@ -256,6 +284,7 @@ class FakeOpenAI:
         self,
         latency: float = 0.2,
         ignore_n: bool = False,
+        ramble: int = 0,
         idle_exit: float = 120.0,
         max_lifetime: float = 1800.0,
     ) -> None:
@@ -267,6 +296,7 @@ class FakeOpenAI:
             "--max-lifetime",
             str(max_lifetime),
             *(["--ignore-n"] if ignore_n else []),
+            *(["--ramble", str(ramble)] if ramble else []),
         ]
         self.proc: subprocess.Popen[str] | None = None
         self.port = 0
@@ -331,10 +361,17 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency", type=float, default=0.2, help="seconds per request")
     parser.add_argument("--ignore-n", action="store_true", help="always return one choice")
+    parser.add_argument(
+        "--ramble", type=int, default=0, help="words the judge writes before its score"
+    )
     parser.add_argument("--idle-exit", type=float, default=120.0)
     parser.add_argument("--max-lifetime", type=float, default=1800.0)
     args = parser.parse_args()
-    asyncio.run(serve(args.port, args.latency, args.ignore_n, args.idle_exit, args.max_lifetime))
+    asyncio.run(
+        serve(
+            args.port, args.latency, args.ignore_n, args.idle_exit, args.max_lifetime, args.ramble
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from _common import median, table, write_dialogs_jsonl, write_results
 TASKS = [
     "bare",
     "empathy",
-    "empathy_prompt",
+    "empathy_dialog",
     "one_solver",
     "no_transcript",
     "one_solver_no_transcript",
@@ -32,8 +32,8 @@ TASKS = [
 ]
 DESCRIPTIONS = {
     "bare": "bare Inspect task (rubric prompt as input, generate, trivial scorer)",
-    "empathy": "the empathy task as shipped (input=dialog, the default)",
-    "empathy_prompt": "the empathy task with -T input=prompt",
+    "empathy": "the empathy task as shipped (the rubric prompt as input, the default)",
+    "empathy_dialog": "the empathy task with -T input=dialog (chat input, prompt solver)",
     "one_solver": "empathy, prompt + generate merged into one solver",
     "no_transcript": "empathy without the transcript copy in sample metadata",
     "one_solver_no_transcript": "both of the above",
@@ -51,7 +51,7 @@ def factories(dataset: str) -> dict[str, Callable[[], Any]]:
     made: dict[str, Callable[[], Any]] = {
         "bare": lambda: _bench_tasks.bare(dataset=dataset),
         "empathy": lambda: empathy(dataset=dataset),
-        "empathy_prompt": lambda: empathy(dataset=dataset, input="prompt"),
+        "empathy_dialog": lambda: empathy(dataset=dataset, input="dialog"),
     }
     for name, variant in _variants.VARIANTS.items():
         made[name] = lambda variant=variant: variant(dataset=dataset)

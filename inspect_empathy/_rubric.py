@@ -52,8 +52,14 @@ def render_turn(turn: Turn) -> str:
 
 
 def render_dialog(turns: list[Turn]) -> str:
-    """Render a dialog as ``USER: ...`` / ``BOT: ...`` lines, one turn per line."""
-    return "\n".join(render_turn(turn) for turn in turns)
+    """Render a dialog as ``USER: ...`` / ``BOT: ...`` lines, one turn per line.
+
+    The one rendering of a dialog: the judge-mode sample input, the
+    `empathy_prompt` solver and the scorer all call it. Consecutive turns of one
+    speaker are joined first (`merge_consecutive`), so a record and the chat
+    messages made from it render alike.
+    """
+    return "\n".join(render_turn(turn) for turn in merge_consecutive(turns))
 
 
 def render_prompt(dialog: str, cot: bool = False) -> str:

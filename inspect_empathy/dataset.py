@@ -83,7 +83,8 @@ class DialogDataset(Dataset):
     """Validated dialog records; each Inspect sample is built on first access, then kept.
 
     Loading only parses and validates; the chat messages and sample of a record
-    are built when Inspect (or you) first reads it.
+    are built when Inspect (or you) first reads it. A judge-prompt dataset
+    (`as_prompts`) then lets go of the record: the sample holds all a run needs.
     """
 
     def __init__(
@@ -98,7 +99,7 @@ class DialogDataset(Dataset):
         _samples: list[Sample | None] | None = None,
         prompt_cot: bool | None = None,
     ) -> None:
-        self._records = records
+        self._records: list[DialogRecord | None] = records  # type: ignore[assignment]
         self._samples: list[Sample | None] = (
             _samples if _samples is not None else [None] * len(records)
         )
@@ -124,8 +125,17 @@ class DialogDataset(Dataset):
 
     @property
     def records(self) -> list[DialogRecord]:
-        """The validated dialog records, in dataset order."""
-        return self._records
+        """The validated dialog records, in dataset order.
+
+        Raises for a judge-prompt dataset (`as_prompts`) whose samples were
+        read: it has let go of their records.
+        """
+        if any(record is None for record in self._records):
+            raise ValueError(
+                "this judge-prompt dataset let go of the records of the samples already "
+                "read (they hold everything a run needs): read records before samples"
+            )
+        return self._records  # type: ignore[return-value]
 
     @property
     def samples(self) -> list[Sample]:
@@ -135,16 +145,20 @@ class DialogDataset(Dataset):
     def _sample(self, index: int) -> Sample:
         sample = self._samples[index]
         if sample is None:
-            sample = record_to_sample(
-                self._records[index], self.cut_reply, self.max_turns, self.prompt_cot
-            )
+            record = self._records[index]
+            assert record is not None  # released only once its sample is built
+            sample = record_to_sample(record, self.cut_reply, self.max_turns, self.prompt_cot)
             self._samples[index] = sample
+            if self.prompt_cot is not None:
+                # the judge-prompt sample holds the whole dialog: keep one copy alive, not
+                # two (a record is ~10 objects the garbage collector walks on every pass)
+                self._records[index] = None
         return sample
 
     def _derive(self, indexes: Iterable[int], name: str | None = None) -> DialogDataset:
         picked = list(indexes)
         return DialogDataset(
-            [self._records[i] for i in picked],
+            [self._records[i] for i in picked],  # type: ignore[misc]
             self.cut_reply,
             self.max_turns,
             name or self._name,
@@ -158,14 +172,15 @@ class DialogDataset(Dataset):
     def as_prompts(self, cot: bool = False) -> DialogDataset:
         """The same dialogs with the rubric prompt as each sample's input (judge mode).
 
-        For ``generate()`` without the `empathy_prompt` solver: Inspect then
-        handles one message per sample instead of the dialog and the prompt,
-        which keeps its per-sample overhead at that of a bare task (benchmarks).
+        For ``generate()`` alone: Inspect handles one plain-string message per
+        sample, as in a bare task (see docs/performance.md). Each sample carries
+        ``judge_prompt: True`` in its metadata; the new dataset lets go of a
+        record once its sample is built.
         """
         if self.cut_reply:
             raise ValueError("a rubric-prompt input needs the bot reply: not with cut_reply")
         return DialogDataset(
-            self._records,
+            list(self._records),  # type: ignore[arg-type]
             max_turns=self.max_turns,
             name=self._name,
             location=self._location,

@@ -10,18 +10,21 @@ from typing import Any
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser
 
-from ._rubric import Turn, merge_consecutive, render_dialog, render_prompt
-from .metrics import HUMAN_KEY
+from ._rubric import Turn, render_dialog, render_prompt
 
 Scale = tuple[float, float]
 
 _WORD = re.compile(r"\w+(?:'\w+)?")
 
-JUDGE_PROMPT_KEY = "judge_prompt"
-"""Sample metadata key set by judge mode: the judge gets the rubric prompt for this dialog."""
+HUMAN_KEY = "human_rating"
+"""Sample metadata key: the human rating mapped onto 1-5 (``metrics.HUMAN_KEY`` is the same)."""
 
 LEFT_OUT_KEY = "turns_left_out"
 """Sample metadata key: how many earlier turns ``max_turns`` left out."""
+
+JUDGE_PROMPT_KEY = "judge_prompt"
+"""Sample metadata key, True on judge-mode samples: the messages are the rubric prompt
+(the sample input itself, or the `empathy_prompt` solver's swap), not a conversation."""
 
 
 @dataclass(slots=True)
@@ -89,12 +92,15 @@ def record_to_sample(
 ) -> Sample:
     """An Inspect sample for a dialog record.
 
-    Input is the dialog as chat messages. With ``max_turns`` only the last turns
-    are kept (see `truncate_turns`). With ``cut_reply`` (response mode) the final
-    bot reply is cut off and kept, with its rating, in metadata. With
-    ``prompt_cot`` set (judge mode, ``input=prompt``) the input is instead the
-    rubric prompt itself (the CoT variant when True), ready for ``generate()``;
-    the transcript then lives only in the prompt, and ``reply_words`` in metadata.
+    With ``prompt_cot`` set (judge mode; the CoT variant when True) the input is
+    the rubric prompt itself, a plain string ready for ``generate()``, and the
+    metadata carries ``judge_prompt: True`` and the judged reply's length in
+    words (``reply_words``); the dialog lives only in the prompt. Otherwise the
+    input is the dialog as chat messages, with its rendering in ``transcript``.
+    With ``max_turns`` only the last turns are kept (see `truncate_turns`). With
+    ``cut_reply`` (response mode) the final bot reply is cut off and kept, with
+    its rating, in metadata. Every sample keeps the human rating on 1-5, the raw
+    rating and its scale, and the record's own metadata.
     """
     turns = record.turns
     if not turns or turns[-1].role != "bot":
@@ -102,11 +108,7 @@ def record_to_sample(
     if cut_reply and prompt_cot is not None:
         raise ValueError("a rubric-prompt input needs the bot reply: not with cut_reply")
     turns, left_out = truncate_turns(turns, max_turns)
-    # rendered as the judge sees it: the solver's turns_from_messages joins
-    # consecutive turns of one side (the max_turns marker, or a caller's record)
-    transcript = render_dialog(merge_consecutive(turns))
     metadata: dict[str, Any] = {
-        "transcript": transcript,
         HUMAN_KEY: None,
         "human_rating_raw": record.rating,
         "human_rating_scale": list(record.scale) if record.rating is not None else None,
@@ -116,27 +118,29 @@ def record_to_sample(
         metadata[LEFT_OUT_KEY] = left_out
     if record.rating is not None:
         metadata[HUMAN_KEY] = normalise_rating(record.rating, record.scale)
-    target = f"{metadata[HUMAN_KEY]:g}" if metadata[HUMAN_KEY] is not None else ""
+    human = metadata[HUMAN_KEY]
+    target = f"{human:g}" if human is not None else ""
+    if prompt_cot is not None:
+        metadata["reply_words"] = reply_words(turns[-1].content)
+        metadata[JUDGE_PROMPT_KEY] = True
+        return Sample(
+            id=record.id,
+            input=render_prompt(render_dialog(turns), prompt_cot),
+            target=target,
+            metadata=metadata,
+        )
+    # the dialog as the judge would see it (response mode: with the reference reply)
+    metadata = {"transcript": render_dialog(turns), **metadata}
     if cut_reply:
         # the human rating belongs to the original reply, not to the one the
         # model will write: keep it for reference, out of the agreement metrics
         metadata["reference_reply"] = turns[-1].content
-        metadata["reference_rating"] = metadata[HUMAN_KEY]
+        metadata["reference_rating"] = human
         metadata[HUMAN_KEY] = None
         target = ""
         turns = turns[:-1]
         if not turns:
             raise ValueError(f"dialog {record.id!r} has no user turn before the reply")
-    if prompt_cot is not None:
-        del metadata["transcript"]
-        metadata["reply_words"] = reply_words(turns[-1].content)
-        metadata[JUDGE_PROMPT_KEY] = True
-        return Sample(
-            id=record.id,
-            input=render_prompt(transcript, prompt_cot),
-            target=target,
-            metadata=metadata,
-        )
     return Sample(
         id=record.id,
         input=[turn_message(turn) for turn in turns],

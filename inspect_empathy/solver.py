@@ -1,4 +1,4 @@
-"""Solvers: the rubric prompt for judge mode."""
+"""Solvers: the rubric prompt for judge mode (``-T input=dialog``)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,10 @@ def empathy_prompt(cot: bool = False) -> Solver:
     """Replace the dialog with the rubric prompt that asks the judge to rate its last reply.
 
     The seed rubric is emitted verbatim with only ``{{Dialog}}`` replaced by the
-    dialog as ``USER: ...`` / ``BOT: ...`` lines.
+    dialog as ``USER: ...`` / ``BOT: ...`` lines (`render_dialog`). The sample's
+    metadata gets ``judge_prompt: True`` and, unless present, the rendered dialog
+    as ``transcript``. The `empathy` task's default input needs no solver: its
+    samples already are this prompt.
 
     Args:
       cot: Use the variant that asks for brief reasoning first and the score last.

@@ -7,8 +7,10 @@ from typing import Any, Literal
 
 from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import Dataset
+from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import ChatMessageSystem, ModelRole, model_roles
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
+from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
 from ._compat import PrerequisiteError, active_model
 from ._geval import DEFAULT_SAMPLES, MIN_PARSED, Method, check_method, method_config
@@ -23,6 +25,28 @@ from .scorer import (
 )
 from .solver import empathy_prompt, judge_generate
 
+HEADLINE_METRIC = "spearman"
+"""Judge mode's headline metric when the dataset has human ratings: the Spearman
+correlation that the scorer's `human_agreement` metric reports, so the viewer's log
+list compares judges by agreement (without ratings Inspect's default, the mean)."""
+
+
+JUDGE_VIEW = ViewerConfig(
+    task_samples_view=TaskSamplesView(
+        name="judge mode",
+        columns=[
+            TaskSamplesColumn(id="sampleId"),
+            TaskSamplesColumn(id="target"),
+            TaskSamplesColumn(id="answer"),
+            TaskSamplesColumn.score("empathy_scorer"),
+            TaskSamplesColumn(id="input", visible=False),
+        ],
+        multiline=False,
+    )
+)
+"""The viewer's sample list for judge mode: every input opens with the same rubric, so
+the list shows the id, the human rating (target), the judge's answer and its score."""
+
 
 @task
 def empathy(
@@ -34,7 +58,7 @@ def empathy(
     format: str | None = None,
     on_invalid: OnInvalid | None = None,
     max_turns: int | None = None,
-    input: Literal["dialog", "prompt"] = "dialog",
+    input: Literal["prompt", "dialog"] = "prompt",
     low_mass: LowMass = "keep",
     min_parsed: float = MIN_PARSED,
     calibration: str | None = None,
@@ -53,10 +77,12 @@ def empathy(
       on_invalid: ``fail`` (default) on any invalid record, before any model call,
         or ``skip`` them and record the counts in the log (``metadata.dataset``).
       max_turns: Keep only the last N turns of each dialog (with a marker).
-      input: ``dialog``: each sample's input is the dialog as chat messages (the
-        viewer shows the conversation) and the `empathy_prompt` solver swaps in
-        the rubric prompt; ``prompt``: the input is the rubric prompt itself, for
-        large runs (less per-sample work in Inspect; the same prompt and scores).
+      input: ``prompt`` (default): each sample's input is the rubric prompt
+        itself, with the dialog as ``USER:``/``BOT:`` lines, and ``generate()``
+        runs alone: the per-sample cost of a bare Inspect task. ``dialog``: the
+        input is the dialog as chat messages and the `empathy_prompt` solver
+        swaps in the same prompt (the viewer's sample list then shows the first
+        user message; about 1.2x the CPU, see docs/performance.md).
       low_mass: ``keep`` or ``unscored``: logprobs scores whose score tokens held
         under half the probability (always counted in the ``low_mass`` metric).
       min_parsed: ``samples``: least share of the samples that must hold a score.
@@ -70,6 +96,8 @@ def empathy(
     data = load_dialogs(
         dataset, format, shuffle=shuffle, on_invalid=on_invalid, max_turns=max_turns
     )
+    summary = skipped_summary(data)
+    rated = any(record.rating is not None for record in data.records)
     prompted = input == "prompt"
     return Task(
         dataset=data.as_prompts(cot) if prompted else data,
@@ -85,12 +113,14 @@ def empathy(
         ),
         config=method_config(method, samples, cot),
         epochs=Epochs(1, empathy_mean()),
+        headline_metric=HeadlineMetric(metric=HEADLINE_METRIC) if rated else None,
+        viewer=JUDGE_VIEW if prompted else None,
         metadata={
             "mode": "judge",
             "method": method,
             "cot": cot,
             "input": input,
-            "dataset": skipped_summary(data),
+            "dataset": summary,
             "calibration": provenance,
         },
     )

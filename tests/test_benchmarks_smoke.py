@@ -38,6 +38,9 @@ def test_overhead_runs_both_tasks_on_the_same_samples(tmp_path: Path) -> None:
     assert all(r["samples"] == 20 for r in result["runs"])
     assert all(r["peak_rss_mb"] > 0 and r["cpu_s"] > 0 for r in result["runs"])
     assert result["summary"][0]["ratio_wall_s"] > 0
+    assert result["summary"][0]["pair_ratio_wall_s"] > 0
+    assert [r["task"] for r in result["runs"]] == ["bare", "empathy"]  # bare first, alternating
+    assert result["machine"]["inspect_ai"] and result["settings"]["repeats"] == {"20": 1}
 
 
 def test_concurrency_counts_every_request_at_the_fake_server(tmp_path: Path) -> None:
@@ -58,6 +61,7 @@ def test_concurrency_counts_every_request_at_the_fake_server(tmp_path: Path) -> 
     assert row["bound_rps"] == 4 / 0.05
     assert {r["task"] for r in result["runs"]} == {"bare", "empathy"}
     assert all(1 <= r["max_inflight"] <= 4 for r in result["runs"])
+    assert row["cpu_per_request_ratio"] > 0 and row["bare_cpu_ms_per_request"] > 0
 
 
 def test_cost_logprobs_is_one_call_and_samples_use_n(tmp_path: Path) -> None:
@@ -72,6 +76,20 @@ def test_cost_logprobs_is_one_call_and_samples_use_n(tmp_path: Path) -> None:
     assert samples["calls_per_sample"] == 1 and samples["request_n"] == {"20": 3}
     assert samples["output_tokens_per_sample"] == 20
     assert result["meets_target"] is True
+
+
+def test_cost_rambling_judge_stays_within_max_tokens(tmp_path: Path) -> None:
+    result = run_script(
+        "cost", tmp_path, "--limit", "3", "--cases", "logprobs", "logprobs, rambling judge",
+        "--max-tokens", "2",
+    )  # fmt: skip
+    cases = {c["case"]: c for c in result["cases"]}
+    rambling = cases["logprobs, rambling judge"]
+    assert rambling["judge_words_before_score"] == 60
+    assert rambling["request_max_tokens"] == {"2": 3}
+    assert rambling["calls_per_sample"] == 1 and rambling["max_output_tokens_per_call"] == 2
+    assert result["rambling_within_bound"] is True
+    assert cases["logprobs"]["output_tokens_per_sample"] == 1
 
 
 def test_loader_scale_loads_every_generated_dialog(tmp_path: Path) -> None:
@@ -96,5 +114,15 @@ def test_loader_scale_loads_every_generated_dialog(tmp_path: Path) -> None:
 def test_overhead_breakdown_runs_every_variant(tmp_path: Path) -> None:
     result = run_script("overhead_breakdown", tmp_path, "--samples", "10", "--repeats", "1")
     tasks = [r["task"] for r in result["summary"]]
-    assert tasks[:3] == ["bare", "empathy", "empathy_prompt"] and len(tasks) == 8
+    assert tasks[:3] == ["bare", "empathy", "empathy_dialog"] and len(tasks) == 8
     assert result["summary"][0]["ratio_cpu_s"] == 1.0
+
+
+def test_rss_breakdown_runs_the_three_variants(tmp_path: Path) -> None:
+    result = run_script("rss_breakdown", tmp_path, "--samples", "20")
+    assert [r["variant"] for r in result["runs"]] == ["bare", "empathy_trivial_scorer", "empathy"]
+    assert all(r["samples"] == 20 and r["peak_rss_mb"] > 0 for r in result["runs"])
+    assert result["summary"][0]["ratio_peak_rss_mb"] == 1.0
+    scorers = {r["variant"]: r["scorers"] for r in result["runs"]}
+    assert scorers["empathy_trivial_scorer"] == scorers["bare"] == ["first_digit"]
+    assert scorers["empathy"] == ["empathy_scorer"]

@@ -1,9 +1,16 @@
 """Dialog records: rating normalisation, samples, and the max_turns marker."""
 
+import json
+from pathlib import Path
+
 import pytest
 
+from inspect_empathy import metrics
 from inspect_empathy._rubric import Turn, render_dialog, render_prompt, turns_from_messages
+from inspect_empathy.dataset import load_dialogs
 from inspect_empathy.dialogs import (
+    HUMAN_KEY,
+    JUDGE_PROMPT_KEY,
     LEFT_OUT_KEY,
     DialogRecord,
     left_out_marker,
@@ -144,11 +151,57 @@ def test_prompt_input_is_the_rubric_with_the_transcript(cot: bool) -> None:
     assert "transcript" not in prompt.metadata
     assert prompt.metadata["reply_words"] == reply_words(DIALOG[-1].content)
     assert prompt.target == dialog.target
-    assert prompt.metadata["judge_prompt"] is True
-    added = ("reply_words", "judge_prompt")
+    added = ("reply_words", JUDGE_PROMPT_KEY)
     assert {k: v for k, v in prompt.metadata.items() if k not in added} == {
         k: v for k, v in dialog.metadata.items() if k != "transcript"
     }
+
+
+def test_judge_prompt_sample_keeps_only_what_users_need() -> None:
+    record = DialogRecord("d11", DIALOG, rating=2, scale=(1, 3), metadata={"emotion": "lonely"})
+    sample = record_to_sample(record, prompt_cot=False)
+    assert isinstance(sample.input, str)
+    assert sample.input == render_prompt(render_dialog(DIALOG))
+    assert sample.metadata == {
+        "human_rating": 3.0,
+        "human_rating_raw": 2,
+        "human_rating_scale": [1, 3],
+        "emotion": "lonely",
+        "reply_words": reply_words(DIALOG[-1].content),
+        JUDGE_PROMPT_KEY: True,
+    }
+    assert sample.target == "3"
+    # a chat-input sample is not a judge prompt
+    assert JUDGE_PROMPT_KEY not in record_to_sample(record).metadata
+
+
+def test_human_key_is_the_one_the_metrics_read() -> None:
+    assert HUMAN_KEY == metrics.HUMAN_KEY
+
+
+def test_prompt_dataset_lets_go_of_each_record_once_its_sample_is_built(tmp_path: Path) -> None:
+    path = tmp_path / "d.jsonl"
+    turns = [{"role": t.role, "content": t.content} for t in DIALOG]
+    rows = [{"id": f"r{i}", "turns": turns, "rating": 1 + i} for i in range(3)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    data = load_dialogs(path)
+    prompts = data.as_prompts()
+    count = len(prompts)
+    assert count == 3 and prompts._records == data.records
+    first = prompts[0]
+    assert prompts._records[0] is None and prompts._records[1] is not None
+    assert prompts[0] is first  # built once, kept
+    built = list(prompts)
+    assert prompts._records == [None] * count and len(prompts) == count
+    assert [s.id for s in built] == [r.id for r in data.records]  # the source keeps its own
+    assert all(s.metadata[JUDGE_PROMPT_KEY] is True for s in built)
+    with pytest.raises(ValueError, match="let go of the records"):
+        _ = prompts.records
+    # slicing, filtering and shuffling still work on a dataset whose records are gone
+    assert [s.id for s in prompts[1:]] == [s.id for s in built[1:]]
+    assert len(prompts.filter(lambda s: s.metadata["human_rating"] is not None)) >= 1
+    prompts.shuffle(seed=1)
+    assert sorted(str(s.id) for s in prompts) == sorted(str(s.id) for s in built)
 
 
 def test_prompt_input_needs_the_reply() -> None:

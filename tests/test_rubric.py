@@ -94,3 +94,13 @@ def test_turns_from_messages_leaves_out_system_and_tools_with_notes() -> None:
         "message 2: 1 tool call(s) left out",
         "message 3: tool result left out",
     ]
+
+
+def test_render_dialog_joins_consecutive_turns_of_one_speaker() -> None:
+    turns = [Turn("user", "one"), Turn("user", "two"), Turn("bot", "ok"), Turn("bot", "sure")]
+    assert render_dialog(turns) == "USER: one\n    two\nBOT: ok\n    sure"
+    # the same text as rendering the already-joined turns
+    assert render_dialog(turns) == render_dialog(turns_from_messages(
+        [ChatMessageUser(content="one"), ChatMessageUser(content="two"),
+         ChatMessageAssistant(content="ok"), ChatMessageAssistant(content="sure")]
+    )[0])  # fmt: skip

@@ -22,6 +22,7 @@ from inspect_ai.model import (
 )
 
 from inspect_empathy import empathy
+from inspect_empathy.dialogs import JUDGE_PROMPT_KEY
 
 AGREEMENT = ["spearman", "kendall", "pearson", "mae", "rmse", "qwk", "exact", "within_one"]
 
@@ -171,26 +172,120 @@ def test_cot_variant_scores_from_the_last_line(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("cot", [False, True])
-def test_prompt_input_sends_the_same_prompts_and_gets_the_same_scores(
+def test_default_prompt_input_and_dialog_input_send_the_same_prompts(
     tmp_path: Path, cot: bool
 ) -> None:
     kwargs = dict(model="empathy_baseline/lexicon", limit=40, log_dir=str(tmp_path), display="none")
-    [dialog_log] = eval(empathy(cot=cot), **kwargs)
-    [prompt_log] = eval(empathy(cot=cot, input="prompt"), **kwargs)
+    [dialog_log] = eval(empathy(cot=cot, input="dialog"), **kwargs)
+    [prompt_log] = eval(empathy(cot=cot), **kwargs)
     assert dialog_log.status == prompt_log.status == "success"
     assert prompt_log.eval.metadata["input"] == "prompt"
+    assert dialog_log.eval.metadata["input"] == "dialog"
     by_id = {s.id: s for s in dialog_log.samples}
     assert len(prompt_log.samples) == len(by_id) == 40
     for sample in prompt_log.samples:
         other = by_id[sample.id]
         assert isinstance(sample.input, str) and not isinstance(other.input, str)
         assert [m.text for m in sample.messages[:-1]] == [m.text for m in other.messages[:-1]]
+        assert sample.messages[0].text == sample.input
         assert sample.scores["empathy_scorer"].value == other.scores["empathy_scorer"].value
         assert sample.metadata["human_rating"] == other.metadata["human_rating"]
         assert "transcript" not in sample.metadata
+        assert sample.metadata[JUDGE_PROMPT_KEY] is True
+        assert other.metadata[JUDGE_PROMPT_KEY] is True  # set by the empathy_prompt solver
     assert metrics(prompt_log) == metrics(dialog_log)
+
+
+def test_default_judge_mode_is_generate_alone_on_the_prompt(tmp_path: Path) -> None:
+    [log] = eval(
+        empathy(), model="empathy_baseline/lexicon", limit=3, log_dir=str(tmp_path),
+        display="none",
+    )  # fmt: skip
+    assert [step.solver for step in log.plan.steps] == ["generate"]
+    sample = log.samples[0]
+    assert sample.messages[0].role == "user" and sample.messages[0].text == sample.input
+    assert "\nUSER: " in sample.input and "\nBOT: " in sample.input
+    assert set(sample.metadata) >= {
+        "human_rating", "human_rating_raw", "human_rating_scale", "reply_words", JUDGE_PROMPT_KEY
+    }  # fmt: skip
+    assert "transcript" not in sample.metadata
+    # the sample list shows id, human rating, answer and score, not the rubric's first words
+    view = log.eval.viewer.task_samples_view  # type: ignore[union-attr]
+    assert [(c.id, c.visible) for c in view.columns][:4] == [  # type: ignore[union-attr]
+        ("sampleId", True), ("target", True), ("answer", True),
+        ("score__empathy_scorer__empathy_scorer", True),
+    ]  # fmt: skip
+    assert ("input", False) in [(c.id, c.visible) for c in view.columns]  # type: ignore[union-attr]
+
+
+def test_headline_metric_is_spearman_with_human_ratings(tmp_path: Path) -> None:
+    [log] = eval(
+        empathy(), model="empathy_baseline/lexicon", limit=20, log_dir=str(tmp_path),
+        display="none",
+    )  # fmt: skip
+    assert log.eval.headline_metric is not None
+    assert log.eval.headline_metric.metric == "spearman"
+    assert log.results is not None and log.results.headline is not None
+    assert log.results.headline.metric == "spearman"
+    assert log.results.headline.scorer == "empathy_scorer"
+
+
+def test_no_headline_declared_without_human_ratings(tmp_path: Path) -> None:
+    dataset = write_dialogs(tmp_path / "d.jsonl", [None, None])
+    task = empathy(dataset=str(dataset))
+    assert task.headline_metric is None  # Inspect's default (the mean), and no warning
+
+
+def test_samples_top_up_resends_exactly_the_prompt_the_judge_got(tmp_path: Path) -> None:
+    dataset = write_dialogs(tmp_path / "d.jsonl", [4, 2])
+    # mockllm ignores num_choices: one choice per call, so the scorer tops up twice
+    outputs = [judge_output({k: 1.0}) for k in "435423"]
+    model = get_model("mockllm/model", custom_outputs=outputs)
+    [log] = eval(
+        empathy(dataset=str(dataset), method="samples", samples=3), model=model,
+        log_dir=str(tmp_path), display="none",
+    )  # fmt: skip
+    assert log.status == "success"
+    log = read_eval_log(log.location, resolve_attachments=True)
+    for sample in log.samples:
+        calls = [e for e in sample.events if e.event == "model"]
+        assert len(calls) == 3
+        for call in calls:
+            assert [(m.role, m.text) for m in call.input] == [("user", sample.input)]
+        assert sample.scores["empathy_scorer"].metadata["n_parsed"] == 3
+    # the two samples' calls interleave: together they drew the six scores above
+    values = [s.scores["empathy_scorer"].value for s in log.samples]
+    assert sum(3 * v for v in values) == pytest.approx(4 + 3 + 5 + 4 + 2 + 3)
 
 
 def test_unknown_input_is_refused() -> None:
     with pytest.raises(Exception, match="input must be 'dialog' or 'prompt'"):
         empathy(input="chat")  # type: ignore[arg-type]
+
+
+JUDGE_PATH_MODULES = [
+    "tasks.py", "solver.py", "dialogs.py", "dataset.py", "baseline.py", "_rubric.py",
+    "_registry.py",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("module", JUDGE_PATH_MODULES)
+def test_judge_mode_modules_import_no_numpy_scipy_pandas_at_module_level(module: str) -> None:
+    # Inspect imports every installed plugin at start-up; numpy, scipy and pandas are
+    # imported where the metrics and the comparison use them, not on this path
+    import ast
+
+    import inspect_empathy
+
+    tree = ast.parse((Path(inspect_empathy.__file__).parent / module).read_text("utf-8"))
+    heavy = {"numpy", "scipy", "pandas"}
+    found = []
+    for node in tree.body:  # module level only
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.split(".")[0] in heavy]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0 and (node.module or "").split(".")[0] in heavy:
+                found.append(node.module)
+            if node.level == 1 and node.module in ("metrics", "compare"):
+                found.append(f".{node.module}")  # both import numpy at module level
+    assert found == [], found

@@ -1,16 +1,19 @@
-"""The Inspect log viewer, in a real headless Chromium, shows the judges' agreement metrics.
+"""The Inspect log viewer, in a real headless Chromium, leads with agreement and shows the dialog.
 
-Runs two offline judges, bundles the logs with ``inspect view bundle``, serves the
-bundle on 127.0.0.1, opens it in headless Chromium (driven over the DevTools
-protocol on a pipe: no extra Python package), adds the agreement metric columns
-to the viewer's log list, checks that the viewer shows each log's Spearman and
-QWK, and takes a screenshot. Skipped where Chromium is not installed.
+Runs two offline judges in judge mode, bundles the logs with ``inspect view bundle``,
+serves the bundle on 127.0.0.1 and opens it in headless Chromium (driven over the
+DevTools protocol on a pipe: no extra Python package). Two screenshots:
 
-The same code makes the README screenshot::
+- the log list: each judge's headline metric is its Spearman with the human ratings
+  (the task's ``headline_metric``), checked against the log headers;
+- one judge-mode sample: the dialog with its ``USER:``/``BOT:`` turns, each turn on a
+  line of its own, the judge's answer and the human rating (the sample's target).
 
-    inspect eval-set inspect_empathy/empathy \\
+Skipped where Chromium is not installed. The same code makes the docs' screenshots::
+
+    inspect eval-set inspect_empathy/empathy -T dataset=tests/fixtures/viewer/dialogs.jsonl \\
         --model empathy_baseline/lexicon,empathy_baseline/length --log-dir /tmp/judges
-    python tests/test_viewer_screenshot.py /tmp/judges docs/viewer.png
+    python tests/test_viewer_screenshot.py /tmp/judges docs/
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -37,12 +41,12 @@ from typing import Any, BinaryIO
 
 import pytest
 
-FIXTURE = Path(__file__).parent / "fixtures" / "compare" / "judges.jsonl"
+FIXTURE = Path(__file__).parent / "fixtures" / "viewer" / "dialogs.jsonl"
 JUDGES = ["empathy_baseline/lexicon", "empathy_baseline/length"]
-METRICS = ["spearman", "qwk", "kendall", "pearson", "mae", "within_one"]
-"""Metric columns added to the viewer's log list."""
-HIDDEN = ["File Name", "Path", "Status", "Task Args", "Tags", "Completed", "Duration"]
-"""Log-list columns hidden to make room for the metrics."""
+SAMPLE_ID = "v-01"
+"""The sample shown: a four-turn dialog."""
+HIDDEN = ["File Name", "Path", "Task Args", "Tags", "Completed"]
+"""Log-list columns hidden to make the list readable at 1400 px."""
 
 
 def find_chromium() -> str | None:
@@ -248,6 +252,9 @@ class Browser:
         shutil.rmtree(self._profile, ignore_errors=True)
 
 
+SHOW_COLUMNS = ["spearman", "qwk"]
+"""Metric columns added beside the headline so that its name shows in the screenshot."""
+
 SHOW_COLUMNS_JS = """
 (async () => {
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -295,17 +302,36 @@ def missing_from(text: str, wanted: list[Wanted]) -> list[Wanted]:
     ]
 
 
-def expected_metrics(log_dir: Path) -> dict[str, dict[str, float]]:
-    """Each log's model and metrics, read from the log headers."""
+@dataclass
+class JudgeLog:
+    """What a judge-mode log's header says: file, judge, headline and mean."""
+
+    file: str
+    model: str
+    headline: str
+    spearman: float
+    mean: float
+
+
+def judge_logs(log_dir: Path) -> list[JudgeLog]:
+    """Each log's file, model, resolved headline metric, Spearman and mean score."""
     from inspect_ai.log import list_eval_logs, read_eval_log
 
-    found: dict[str, dict[str, float]] = {}
+    found: list[JudgeLog] = []
     for info in list_eval_logs(str(log_dir)):
         log = read_eval_log(info.name, header_only=True)
-        assert log.results is not None
+        assert log.results is not None and log.results.headline is not None
         metrics = log.results.scores[0].metrics
-        found[log.eval.model] = {name: metrics[name].value for name in METRICS}
-    return found
+        found.append(
+            JudgeLog(
+                Path(info.name).name,
+                log.eval.model,
+                str(log.results.headline.metric),
+                metrics["spearman"].value,
+                metrics["mean"].value,
+            )
+        )
+    return sorted(found, key=lambda j: j.model)
 
 
 def bundle(log_dir: Path, out: Path) -> None:
@@ -321,48 +347,117 @@ def bundle(log_dir: Path, out: Path) -> None:
     )
 
 
-def screenshot_viewer(
-    log_dir: Path, out: Path, chromium: str, width: int = 1400, height: int = 1000
-) -> str:
-    """Bundle, serve and screenshot the viewer's log list with the metric columns.
+def show_log_list(browser: Browser, url: str, logs: list[JudgeLog]) -> str:
+    """The log list, with the Spearman and QWK columns beside the SCORE (headline) column."""
+    models = [j.model for j in logs]
+    wanted: list[Wanted] = ["SCORE", "SPEARMAN", *models]
+    wanted += [number_texts(j.spearman) for j in logs]
+    browser.call("Page.navigate", {"url": url}, page=True)
+    # first load: the viewer syncs every log into its local cache
+    browser.wait_for_text(models, 90)
+    for _ in range(4):
+        browser.call("Page.reload", page=True)
+        browser.wait_for_text(models, 60)
+        browser.evaluate(
+            SHOW_COLUMNS_JS % {"show": json.dumps(SHOW_COLUMNS), "hide": json.dumps(HIDDEN)}
+        )
+        if browser.wait_for_text(wanted, 20):
+            break
+    text = browser.text()
+    missing = missing_from(text, wanted)
+    assert not missing, f"log list does not show {missing}:\n{text[:2000]}"
+    return text
 
-    Returns the text the viewer showed. Raises AssertionError when the viewer
-    does not show every log's metrics.
+
+SCROLL_TO_DIALOG_JS = """
+(async () => {
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  // the long rubric message is collapsed: expand it as a reader would ("more...")
+  const more = [...document.querySelectorAll('button, a, span, div')]
+    .find((e) => e.children.length === 0 && e.textContent.trim() === 'more...');
+  if (more) { more.click(); await sleep(800); }
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  let node;
+  while ((node = walker.nextNode())) {
+    if (node.textContent.trim() === 'Dialog:') {
+      node.parentElement.scrollIntoView({block: 'start'});
+      return true;
+    }
+  }
+  return false;
+})()
+"""
+
+
+def show_sample(
+    browser: Browser, url: str, log: JudgeLog, sample_id: str, dialog_lines: list[str]
+) -> str:
+    """One sample's Messages tab, scrolled to the dialog inside the rubric prompt."""
+    target = f"{url}#/logs/{log.file}/samples/sample/{sample_id}/1/messages"
+    browser.call("Page.navigate", {"url": target}, page=True)
+    wanted: list[Wanted] = ["Dialog:", "ASSISTANT", "TARGET", "ANSWER"]
+    wanted += [(line,) for line in dialog_lines]  # each turn a line of its own
+    shown = browser.wait_for_text(wanted, 60)
+    time.sleep(2)  # let the message list settle before scrolling
+    assert browser.evaluate(SCROLL_TO_DIALOG_JS), "no 'Dialog:' line on the page"
+    time.sleep(1)
+    text = browser.text()
+    missing = missing_from(text, wanted)
+    assert shown and not missing, f"sample view does not show {missing}:\n{text[:3000]}"
+    return text
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """Width and height from a PNG's header."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def screenshot_viewer(
+    log_dir: Path,
+    out_dir: Path,
+    chromium: str,
+    sample_id: str = SAMPLE_ID,
+    width: int = 1400,
+    height: int = 900,
+) -> dict[str, str]:
+    """Bundle and serve the logs; screenshot the log list and one sample of the first log.
+
+    Writes ``viewer.png`` (log list) and ``viewer_sample.png`` into ``out_dir``; returns
+    the text each page showed. Raises AssertionError when a page misses what it must show.
     """
-    expected = expected_metrics(log_dir)
-    wanted: list[Wanted] = ["SPEARMAN", "QWK", *expected]
-    wanted += [number_texts(v[m]) for v in expected.values() for m in ("spearman", "qwk")]
+    from inspect_ai.log import read_eval_log
+
+    logs = judge_logs(log_dir)
+    first = read_eval_log(str(log_dir / logs[0].file))
+    [sample] = [s for s in first.samples or [] if s.id == sample_id]
+    assert isinstance(sample.input, str)
+    start = sample.input.index("\nDialog:\n\n") + len("\nDialog:\n\n")
+    dialog = sample.input[start : sample.input.index("\n\n\nEvaluation Form")]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    texts: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="viewer-bundle-") as folder:
         site = Path(folder) / "site"
         bundle(log_dir, site)
         with serve(site) as url:
             browser = Browser(chromium, width, height)
             try:
-                browser.call("Page.navigate", {"url": url}, page=True)
-                # first load: the viewer syncs every log into its local cache
-                browser.wait_for_text(list(expected), 90)
-                for _ in range(4):
-                    browser.call("Page.reload", page=True)
-                    browser.wait_for_text(list(expected), 60)
-                    browser.evaluate(
-                        SHOW_COLUMNS_JS % {"show": json.dumps(METRICS), "hide": json.dumps(HIDDEN)}
-                    )
-                    if browser.wait_for_text(wanted, 20):
-                        break
-                text = browser.text()
-                browser.screenshot(out)
+                texts["list"] = show_log_list(browser, url, logs)
+                browser.screenshot(out_dir / "viewer.png")
+                texts["sample"] = show_sample(
+                    browser, url, logs[0], sample_id, dialog.splitlines()
+                )
+                browser.screenshot(out_dir / "viewer_sample.png")
             finally:
                 browser.close()
-    missing = missing_from(text, wanted)
-    assert not missing, f"viewer does not show {missing}:\n{text[:2000]}"
-    return text
+    return texts
 
 
 CHROMIUM = find_chromium()
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)")
-def test_viewer_shows_agreement_metrics(tmp_path: Path) -> None:
+def test_viewer_leads_with_spearman_and_shows_the_dialog(tmp_path: Path) -> None:
     from inspect_ai import eval_set
 
     from inspect_empathy.tasks import empathy
@@ -376,18 +471,25 @@ def test_viewer_shows_agreement_metrics(tmp_path: Path) -> None:
         display="none",
     )
     assert success
-    png = tmp_path / "viewer.png"
+    logs = judge_logs(log_dir)
+    assert [j.model for j in logs] == sorted(JUDGES)
+    assert all(j.headline == "spearman" for j in logs)
     assert CHROMIUM is not None
-    text = screenshot_viewer(log_dir, png, CHROMIUM)
-    data = png.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    assert len(data) > 10_000
-    for judge in JUDGES:
-        assert judge in text
+    texts = screenshot_viewer(log_dir, tmp_path / "shots", CHROMIUM)
+    # the SCORE column holds the headline: Spearman, not the mean score
+    for j in logs:
+        assert not set(number_texts(j.mean)) & {x.strip() for x in texts["list"].splitlines()}
+    sample = texts["sample"]
+    assert "USER: I didn't get the job I interviewed for last week." in sample.splitlines()
+    assert any(line.startswith("BOT: Being that close") for line in sample.splitlines())
+    for name in ("viewer.png", "viewer_sample.png"):
+        data = (tmp_path / "shots" / name).read_bytes()
+        assert png_size(data) == (1400, 900)
+        assert len(data) > 20_000  # a rendered page, not a blank one
 
 
 if __name__ == "__main__":
     if len(sys.argv) != 3 or CHROMIUM is None:
-        sys.exit("usage (needs chromium): python tests/test_viewer_screenshot.py LOG_DIR OUT.png")
-    screenshot_viewer(Path(sys.argv[1]), Path(sys.argv[2]), CHROMIUM, 1400, 200)
-    print(f"wrote {sys.argv[2]}")
+        sys.exit("usage (needs chromium): python tests/test_viewer_screenshot.py LOG_DIR OUT_DIR")
+    screenshot_viewer(Path(sys.argv[1]), Path(sys.argv[2]), CHROMIUM)
+    print(f"wrote {sys.argv[2]}/viewer.png and {sys.argv[2]}/viewer_sample.png")
