@@ -20,7 +20,7 @@ import pandas as pd
 from .. import calibration, humans
 from .stats import BCA_MAX_N, seed_for
 
-LARGE_RESAMPLES = 500
+LARGE_RESAMPLES = 200
 """Bootstrap resamples of the ceiling's CIs beyond ``BCA_MAX_N`` rated dialogs (each of its
 many rows resamples every dialog: this keeps a 10,000-dialog comparison within its budget)."""
 ALPHA_LARGE_RESAMPLES = 200
