@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ._stats import quadratic_weighted_kappa, round_score
-from .humans import bootstrap_ci, rowwise
+from .humans import bootstrap_ci, qwk_along
 
 Method = Literal["shift", "linear", "isotonic"]
 METHODS: tuple[str, ...] = ("shift", "linear", "isotonic")
@@ -390,6 +390,6 @@ def calibrated_agreement(
         rx, ry = round_score(scores), round_score(y)
         out[f"qwk{suffix}"] = quadratic_weighted_kappa(rx, ry)
         out[f"qwk{suffix}_low"], out[f"qwk{suffix}_high"] = bootstrap_ci(
-            (rx, ry), rowwise(quadratic_weighted_kappa), resamples, seed
+            (rx, ry), qwk_along, resamples, seed
         )
     return out

@@ -15,13 +15,31 @@ mode, re-scored logs, panels): agreement with the human ratings on the dialogs e
 scored (Spearman with a bootstrap CI, Kendall, MAE, QWK, within-one) beside each judge's
 coverage, errored and unscored counts, paired bootstrap tests with Holm-adjusted p-values,
 inter-judge Krippendorff's alpha, length bias, score histograms and a per-emotion breakdown.
-Logs over other dialogs are set apart and named. Prints the tables; with --out also writes
-CSV, Markdown, PNG plots and an HTML report (see docs/comparison.md).
+MAE and QWK also after a cross-fitted calibration (--calibration-method). With several raters
+per dialog (sample metadata human_ratings): the human ceiling (humans.csv) and each judge
+beside it. Logs over other dialogs are set apart and named. Prints the tables; with --out
+also writes CSV, Markdown, PNG plots and an HTML report (see docs/comparison.md).
 
 example:
   inspect eval-set inspect_empathy/empathy \\
       --model openai/gpt-4o,anthropic/claude-sonnet-4-5 --log-dir logs/judges
   inspect-empathy compare logs/judges --out report/
+"""
+
+
+CALIBRATE_HELP = """\
+Fit a calibration map (judge score -> human 1-5 scale) on labelled judge-mode logs: the
+scored samples with a human rating, read as `inspect-empathy compare` reads them (epochs
+averaged per dialog). One judge per run: --judge picks it when the logs hold several. The
+file records its provenance (log file names, n, method); apply it to new runs with
+-T calibration=FILE (see docs/humans-and-calibration.md).
+
+example:
+  inspect eval inspect_empathy/empathy --model openai/gpt-4o -T dataset=rated.yaml \\
+      --log-dir logs/labelled
+  inspect-empathy calibrate logs/labelled --out calibration.json
+  inspect eval inspect_empathy/empathy --model openai/gpt-4o -T dataset=new.jsonl \\
+      -T calibration=calibration.json
 """
 
 
@@ -53,11 +71,54 @@ def _parser() -> argparse.ArgumentParser:
         help="which dialogs to compare when the logs cover several datasets: a dataset name "
         "or content fingerprint prefix (default: the dialogs with the most judges)",
     )
+    compare.add_argument(
+        "--calibration-method",
+        choices=["shift", "linear", "isotonic"],
+        default="shift",
+        help="map of the cross-fitted mae_calibrated / qwk_calibrated columns (default shift)",
+    )
     compare.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     compare.add_argument(
         "--quiet", action="store_true", help="no progress bar and no tables, only errors"
     )
+    calibrate = commands.add_parser(
+        "calibrate",
+        help="fit a calibration map on labelled judge-mode logs",
+        description=CALIBRATE_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    calibrate.add_argument(
+        "logs", nargs="+", metavar="LOGS", help="log files, log folders or eval-set folders"
+    )
+    calibrate.add_argument(
+        "--out", type=Path, required=True, help="the calibration file to write (JSON)"
+    )
+    calibrate.add_argument(
+        "--method",
+        choices=["shift", "linear", "isotonic"],
+        default="shift",
+        help="the map: shift (default), linear or isotonic",
+    )
+    calibrate.add_argument(
+        "--judge", default=None, help="the judge model to calibrate when the logs hold several"
+    )
     return parser
+
+
+def calibrate_command(args: argparse.Namespace) -> int:
+    from .compare.fit import CalibrateError, calibrate_logs
+
+    try:
+        fitted, judge = calibrate_logs(args.logs, method=args.method, judge=args.judge)
+        fitted.to_json(args.out)
+    except (CalibrateError, OSError) as ex:
+        print(f"inspect-empathy calibrate: {ex}", file=sys.stderr)
+        return 1
+    print(
+        f"Wrote {args.out}: {fitted.method} map of {judge} fitted on {fitted.n} labelled "
+        f"dialog(s) from {len(fitted.fitted_on)} log(s); parameters {fitted.parameters}"
+    )
+    return 0
 
 
 def compare_command(args: argparse.Namespace) -> int:
@@ -75,6 +136,7 @@ def compare_command(args: argparse.Namespace) -> int:
             seed=args.seed,
             progress=not args.quiet,
             dataset=args.dataset,
+            calibration_method=args.calibration_method,
         )
     except CompareError as ex:
         print(f"inspect-empathy compare: {ex}", file=sys.stderr)
@@ -97,6 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "compare":
         return compare_command(args)
+    if args.command == "calibrate":
+        return calibrate_command(args)
     parser.print_help()
     return 2
 

@@ -51,6 +51,10 @@ ALL_RATERS = "all raters"
 BATCH = 250
 """Bootstrap resamples computed at once: bounds memory whatever ``resamples`` is."""
 
+BCA_MAX_N = 1000
+"""Largest sample for the BCa interval (its jackknife costs n x n); larger samples get the
+percentile interval, as in ``compare``."""
+
 
 # --------------------------------------------------------------------------- input
 
@@ -161,13 +165,15 @@ def bootstrap_ci(
 ) -> tuple[float, float]:
     """Paired bootstrap CI over dialogs of a vectorised ``statistic(*data, axis=-1)``.
 
-    BCa, falling back to percentile where BCa is undefined; (NaN, NaN) where
+    BCa, falling back to percentile where BCa is undefined (percentile alone beyond
+    `BCA_MAX_N` dialogs, where the jackknife would cost n x n); (NaN, NaN) where
     neither gives finite bounds (e.g. resamples without variation) or with
     ``resamples=0``.
     """
     if resamples <= 0 or len(data[0]) < 3:
         return math.nan, math.nan
-    for method in ("BCa", "percentile"):
+    methods = ("BCa", "percentile") if len(data[0]) <= BCA_MAX_N else ("percentile",)
+    for method in methods:
         with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
             warnings.simplefilter("ignore")
             try:
@@ -188,6 +194,32 @@ def bootstrap_ci(
         if math.isfinite(low) and math.isfinite(high):
             return float(low), float(high)
     return math.nan, math.nan
+
+
+def qwk_along(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray | float:
+    """Quadratic weighted kappa of rounded 1-5 ratings along ``axis``, vectorised over the
+    other axes (each row's 5x5 table from one bincount): equal to
+    ``quadratic_weighted_kappa`` row by row, NaN where it is undefined."""
+    a = np.moveaxis(np.asarray(a, dtype=int), axis, -1)
+    b = np.moveaxis(np.asarray(b, dtype=int), axis, -1)
+    shape = a.shape[:-1]
+    a, b = a.reshape(-1, a.shape[-1]), b.reshape(-1, b.shape[-1])
+    rows = a.shape[0]
+    cells = (a - 1) * 5 + (b - 1) + (np.arange(rows) * 25)[:, None]
+    observed = np.bincount(cells.ravel(), minlength=rows * 25).reshape(rows, 5, 5).astype(float)
+    total = observed.sum(axis=(1, 2))
+    expected = observed.sum(axis=2)[:, :, None] * observed.sum(axis=1)[:, None, :]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        expected = expected / total[:, None, None]
+        i, j = np.indices((5, 5))
+        weights = (i - j) ** 2 / 16
+        denominator = (weights * expected).sum(axis=(1, 2))
+        kappa = np.where(
+            denominator > 0,
+            1 - (weights * observed).sum(axis=(1, 2)) / np.where(denominator > 0, denominator, 1),
+            np.nan,
+        )
+    return kappa.reshape(shape) if shape else float(kappa[0])
 
 
 def _varied(*arrays: np.ndarray) -> bool:
@@ -214,7 +246,7 @@ def agreement_row(
         row["qwk"] = quadratic_weighted_kappa(rx, ry)
         if math.isfinite(row["qwk"]):
             row["qwk_low"], row["qwk_high"] = bootstrap_ci(
-                (rx, ry), rowwise(quadratic_weighted_kappa), resamples, seed
+                (rx, ry), qwk_along, resamples, seed
             )
     return row
 

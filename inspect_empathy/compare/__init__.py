@@ -12,8 +12,10 @@ bias diagnostics, the joined samples) and ``write_report`` writes it as CSV,
 Markdown, PNG plots and one HTML page; ``inspect-empathy compare`` does both.
 
 The package depends one way: ``comparison`` (types) <- ``logs`` (reading) <-
-``stats`` (statistics) <- ``tables`` (the comparison tables) <- ``plots`` /
-``report``. This module only forwards to them, importing each on first use so
+``stats`` (statistics) <- ``ceiling`` (the human ceiling and cross-fitted
+calibration, from ``humans`` / ``calibration``) <- ``tables`` (the comparison
+tables) <- ``plots`` / ``report``; ``fit`` (``inspect-empathy calibrate``) reads
+logs with ``logs``. This module only forwards to them, importing each on first use so
 that ``import inspect_empathy`` does not load pandas, scipy or matplotlib.
 """
 
@@ -24,6 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .comparison import (
+    CALIBRATION_METHODS,
+    DEFAULT_CALIBRATION,
     DEFAULT_RESAMPLES,
     SCORER,
     CompareError,
@@ -37,6 +41,8 @@ if TYPE_CHECKING:
     from .logs import LoadedScores
 
 __all__ = [
+    "CALIBRATION_METHODS",
+    "DEFAULT_CALIBRATION",
     "DEFAULT_RESAMPLES",
     "SCORER",
     "CompareError",
@@ -73,6 +79,7 @@ def compare_logs(
     seed: int = 0,
     progress: bool = False,
     dataset: str | None = None,
+    calibration_method: str = DEFAULT_CALIBRATION,
 ) -> JudgeComparison:
     """Compare the judges in ``logs`` (files, folders, eval-set folders).
 
@@ -83,12 +90,25 @@ def compare_logs(
       progress: Show progress bars while reading logs and bootstrapping.
       dataset: Which dialogs to compare when the logs cover several datasets: a dataset
         name or content fingerprint prefix (default: the dialogs with the most judges).
+      calibration_method: The map of the cross-fitted ``mae_calibrated`` /
+        ``qwk_calibrated`` columns: ``shift`` (default), ``linear`` or ``isotonic``.
     """
+    if calibration_method not in CALIBRATION_METHODS:
+        raise CompareError(
+            f"calibration method must be one of {', '.join(CALIBRATION_METHODS)}, "
+            f"not {calibration_method!r}"
+        )
     from .logs import load_scores as load
     from .tables import build_comparison
 
     loaded = load(logs, progress=progress, dataset=dataset)
-    return build_comparison(loaded, resamples=resamples, seed=seed, progress=progress)
+    return build_comparison(
+        loaded,
+        resamples=resamples,
+        seed=seed,
+        progress=progress,
+        calibration_method=calibration_method,
+    )
 
 
 def compare_judges(
@@ -97,6 +117,7 @@ def compare_judges(
     seed: int = 0,
     progress: bool = False,
     dataset: str | None = None,
+    calibration_method: str = DEFAULT_CALIBRATION,
 ) -> pd.DataFrame:
     """One row per judge in ``logs``, ranked by Spearman with the humans on the common set.
 
@@ -106,10 +127,18 @@ def compare_judges(
     covered one. Errored samples (infrastructure) and unscored ones (the judge
     answered without a usable score) are separate columns. Baselines
     (``empathy_baseline/*``) have ``baseline`` set: floors, not contenders. Use
-    ``compare_logs`` for the pairwise tests and bias diagnostics too.
+    ``compare_logs`` for the pairwise tests and bias diagnostics too. Beside the raw
+    ``mae`` / ``qwk``, ``mae_calibrated`` / ``qwk_calibrated`` are cross-fitted with
+    ``calibration_method``; with several raters, ``vs_rest_spearman`` / ``vs_rest_qwk``
+    read each judge on the human ceiling's footing.
     """
     return compare_logs(
-        logs, resamples=resamples, seed=seed, progress=progress, dataset=dataset
+        logs,
+        resamples=resamples,
+        seed=seed,
+        progress=progress,
+        dataset=dataset,
+        calibration_method=calibration_method,
     ).judges
 
 

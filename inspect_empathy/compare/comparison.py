@@ -22,6 +22,15 @@ BASELINE_PREFIX = "empathy_baseline/"
 HUMAN = "human"
 """Label of the human ratings wherever they are listed beside the judges."""
 
+RATINGS_KEY = "human_ratings"
+"""Sample metadata: each rater's raw rating by rater name (several raters)."""
+SCALE_KEY = "human_rating_scale"
+"""Sample metadata: the ratings' scale ``[low, high]``."""
+
+CALIBRATION_METHODS = ("shift", "linear", "isotonic")
+DEFAULT_CALIBRATION = "shift"
+"""Calibration map of the cross-fitted ``mae_calibrated`` / ``qwk_calibrated`` columns."""
+
 LEVELS = (1, 2, 3, 4, 5)
 
 DEFAULT_RESAMPLES = 2000
@@ -63,6 +72,17 @@ class JudgeComparison:
     warnings: list[str] = field(default_factory=list)
     replies: pd.DataFrame | None = None
     """Response mode: mean score and share >= 4 per reply model and grader (else None)."""
+    humans: pd.DataFrame | None = None
+    """The human ceiling (``humans.csv``): each rater pair and each rater against the rest
+    (``humans.humans_table``); None without several raters (``humans_note`` says why)."""
+    beside: pd.DataFrame | None = None
+    """Each judge on the ceiling's footing (``humans.judge_vs_aggregate`` on the common set):
+    against the rest of each rater, and against all raters; None without several raters."""
+    human_alpha: dict[str, float] | None = None
+    """Ordinal Krippendorff's alpha over the raters, with its CI (``humans.ordinal_alpha``)."""
+    humans_note: str = ""
+    """Why there is no human ceiling, or how it was computed."""
+    calibration_method: str = DEFAULT_CALIBRATION
 
     @property
     def judge_names(self) -> list[str]:

@@ -31,9 +31,9 @@ from inspect_ai.log import (
     read_eval_log_sample_summaries,
 )
 
-from ..dialogs import reply_words
+from ..dialogs import normalise_rating, reply_words
 from ..metrics import HUMAN_KEY
-from .comparison import SCORER, CompareError, LogSource
+from .comparison import RATINGS_KEY, SCALE_KEY, SCORER, CompareError, LogSource
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -209,6 +209,33 @@ def _human(summary: EvalSampleSummary, score_metadata: dict[str, Any]) -> float:
     return math.nan
 
 
+def rater_ratings(summary: EvalSampleSummary) -> dict[str, float] | None:
+    """Each rater's rating on 1-5 (``human_ratings`` mapped from ``human_rating_scale``).
+
+    None when the sample has no ``human_ratings``; a rater whose rating is None is
+    missing. A ValueError names the sample and rater of a rating that is not a number
+    on the scale, or ratings without a scale.
+    """
+    metadata = summary.metadata or {}
+    ratings = metadata.get(RATINGS_KEY)
+    if not isinstance(ratings, dict) or not ratings:
+        return None
+    scale = metadata.get(SCALE_KEY)
+    if not (isinstance(scale, list | tuple) and len(scale) == 2):
+        raise ValueError(f"sample {summary.id}: {RATINGS_KEY} without a {SCALE_KEY} [low, high]")
+    out: dict[str, float] = {}
+    for rater, raw in ratings.items():
+        if raw is None:
+            continue
+        try:
+            out[str(rater)] = normalise_rating(float(raw), (float(scale[0]), float(scale[1])))
+        except (TypeError, ValueError) as ex:
+            raise ValueError(
+                f"sample {summary.id}: {RATINGS_KEY} rater {rater!r}: {raw!r}: {ex}"
+            ) from None
+    return out or None
+
+
 def _reply_words(summary: EvalSampleSummary) -> float:
     """Words in the dialog's last bot reply (the one judged), if the input ends with one."""
     words = (summary.metadata or {}).get("reply_words")
@@ -239,7 +266,11 @@ def _hash(text: str) -> str:
 def _score_rows(
     summary: EvalSampleSummary, default_judge: str
 ) -> list[tuple[str, float, str | None, str | None, dict[str, Any]]]:
-    """(judge, value, method, unscored reason, metadata) for each empathy score of a sample."""
+    """(judge, value, method, unscored reason, metadata) for each empathy score of a sample.
+
+    The metadata of a panel member's row is the panel score's with ``uncalibrated``
+    removed (a calibration file maps the panel's score, not its members').
+    """
     rows = []
     for name, score in (summary.scores or {}).items():
         if not is_empathy_scorer(name):
@@ -248,6 +279,7 @@ def _score_rows(
         judges = meta.get("judges")
         value = _float(score.value)
         if isinstance(judges, dict) and judges:
+            member_meta = {k: v for k, v in meta.items() if k != "uncalibrated"}
             for member, info in judges.items():
                 info = info if isinstance(info, dict) else {}
                 rows.append(
@@ -256,7 +288,7 @@ def _score_rows(
                         _float(info.get("value")),
                         _text(info.get("method")),
                         _text(info.get("unscored_reason")),
-                        meta,
+                        member_meta,
                     )
                 )
             panel = "panel(" + ", ".join(str(m) for m in judges) + ")"
@@ -288,6 +320,8 @@ def read_rows(path: str, log: EvalLog) -> list[dict[str, Any]]:
             "errored": error is not None,
             "error": str(error)[:200] if error is not None else None,
         }
+        # the raters rated the dataset's reply: in response mode they are not the reference
+        raters = rater_ratings(summary) if mode == JUDGE_MODE else None
         scores = _score_rows(summary, default_judge)
         if not scores:
             reason = None if error is not None else "no empathy score"
@@ -307,6 +341,9 @@ def read_rows(path: str, log: EvalLog) -> list[dict[str, Any]]:
                     "method": method,
                     "unscored_reason": None if not math.isnan(value) else reason,
                     "human": _human(summary, meta),
+                    "ratings": raters,
+                    # the judge's own score where a calibration file mapped it (-T calibration)
+                    "uncalibrated": _float(meta.get("uncalibrated", value)),
                     "content": _hash(content)[:16],
                 }
             )
@@ -489,6 +526,7 @@ def per_dialog(rows: pd.DataFrame) -> pd.DataFrame:
         score=("score", "mean"),
         method=("method", "first"),
         human=("human", "first"),
+        ratings=("ratings", "first"),
         reply_words=("reply_words", "first"),
         emotion=("emotion", "first"),
         tokens=("_completed_tokens", "mean"),

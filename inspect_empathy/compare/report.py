@@ -103,6 +103,94 @@ def judges_display(comparison: JudgeComparison) -> Table:
     return headers, rows
 
 
+def calibrated_display(comparison: JudgeComparison) -> Table:
+    """MAE and QWK of each judge raw and cross-fitted-calibrated, on the common set."""
+    method = comparison.calibration_method
+    headers = ["judge", "n", "MAE [95% CI]", f"MAE calibrated ({method}) [95% CI]"]
+    headers += ["QWK [95% CI]", f"QWK calibrated ({method}) [95% CI]"]
+    rows = []
+    for _, r in comparison.judges.iterrows():
+        rows.append(
+            [
+                judge_label(r),
+                str(r["n_common"]),
+                *(
+                    with_ci(r[k], r[f"{k}_low"], r[f"{k}_high"])
+                    for k in ("mae", "mae_calibrated", "qwk", "qwk_calibrated")
+                ),
+            ]
+        )
+    return headers, rows
+
+
+def humans_display(comparison: JudgeComparison) -> Table:
+    """The human ceiling (``humans.csv``) as display strings."""
+    headers = ["rater A", "rater B", "n", "Spearman [95% CI]", "QWK [95% CI]"]
+    rows = []
+    table = comparison.humans if comparison.humans is not None else pd.DataFrame()
+    for _, r in table.iterrows():
+        rows.append(
+            [
+                str(r["rater_a"]),
+                str(r["rater_b"]),
+                str(r["n"]),
+                with_ci(r["spearman"], r["spearman_low"], r["spearman_high"]),
+                with_ci(r["qwk"], r["qwk_low"], r["qwk_high"]),
+            ]
+        )
+    return headers, rows
+
+
+def beside_display(comparison: JudgeComparison) -> Table:
+    """Each rater against the rest followed by each judge against the same target on the
+    same dialogs (the rest of that rater), then each judge against all raters."""
+    headers = ["who", "against", "n", "Spearman [95% CI]", "QWK [95% CI]"]
+    if comparison.humans is None or comparison.beside is None:
+        return headers, []
+    rest = comparison.humans[comparison.humans["rater_b"] == "rest"]
+    beside = comparison.beside
+
+    def cells(r: pd.Series, who: str) -> Row:
+        return [
+            who,
+            str(r["rater_b"]),
+            str(r["n"]),
+            with_ci(r["spearman"], r["spearman_low"], r["spearman_high"]),
+            with_ci(r["qwk"], r["qwk_low"], r["qwk_high"]),
+        ]
+
+    rows = []
+    for _, r in rest.iterrows():
+        rows.append(cells(r, f"rater {r['rater_a']}"))
+        for _, j in beside[beside["rater_b"] == f"rest of {r['rater_a']}"].iterrows():
+            rows.append(cells(j, f"judge {j['rater_a']}"))
+    for _, j in beside[beside["rater_b"] == "all raters"].iterrows():
+        rows.append(cells(j, f"judge {j['rater_a']}"))
+    return headers, rows
+
+
+def ceiling_lines(comparison: JudgeComparison) -> list[str]:
+    """The ceiling in a sentence or two (or why there is none)."""
+    if comparison.humans is None:
+        return [comparison.humans_note] if comparison.humans_note else []
+    rest = comparison.humans[comparison.humans["rater_b"] == "rest"]
+    alpha = comparison.human_alpha or {}
+    lines = [
+        comparison.humans_note,
+        f"Raters against the rest: Spearman {number(rest['spearman'].min())} to "
+        f"{number(rest['spearman'].max())}, QWK {number(rest['qwk'].min())} to "
+        f"{number(rest['qwk'].max())}; raters' Krippendorff's α (ordinal) "
+        f"{with_ci(alpha.get('alpha'), alpha.get('alpha_low'), alpha.get('alpha_high'))}.",
+    ]
+    for _, r in comparison.judges.iterrows():
+        if "vs_rest_qwk" in r:
+            lines.append(
+                f"{r['judge']} against the rest of each rater (median): Spearman "
+                f"{number(r['vs_rest_spearman'])}, QWK {number(r['vs_rest_qwk'])}."
+            )
+    return lines
+
+
 def pairs_display(comparison: JudgeComparison) -> Table:
     """The pairwise table as display strings."""
     human = comparison.has_human
@@ -318,6 +406,13 @@ def terminal_text(comparison: JudgeComparison) -> str:
     if not comparison.pairs.empty:
         parts += ["", "Pairs (same dialogs):", plain_table(*pairs_display(comparison))]
     parts += ["", "Length bias:", plain_table(*bias_display(comparison))]
+    if comparison.has_human:
+        title = "Calibrated (cross-fitted on the common set, beside the raw figures):"
+        parts += ["", title, plain_table(*calibrated_display(comparison))]
+        parts += ["", *ceiling_lines(comparison)]
+    if comparison.humans is not None:
+        parts += ["", "Human ceiling (humans.csv):", plain_table(*humans_display(comparison))]
+        parts += ["", "Judges beside the ceiling:", plain_table(*beside_display(comparison))]
     return "\n".join(parts)
 
 
@@ -340,13 +435,21 @@ METHOD_NOTE = (
     "0.05 (the CIs are not adjusted). QWK, exact and within-one use scores rounded half up "
     "to 1-5. α: ordinal Krippendorff's alpha. Length ρ: Spearman of the score against the "
     "judged reply's length in words. Share 3-4: scores rounded to 3 or 4. Baselines "
-    "(empathy_baseline/*) are offline floors, not contenders."
+    "(empathy_baseline/*) are offline floors, not contenders. Calibrated MAE / QWK: each "
+    "dialog's score mapped onto the human scale by a map ({method}) fitted without it "
+    "(cross-fitted on the common set: leave-one-out up to 50 dialogs, else 10 folds), beside "
+    "the raw figures; their CIs hold the out-of-fold predictions fixed. Human ceiling (with "
+    "several raters): each rater pair and each rater against the aggregate of the others; "
+    "a judge against the rest of rater R uses the same target and dialogs as R against the "
+    "rest, so the two rows compare like with like."
 )
 
 
 def markdown_report(comparison: JudgeComparison, images: dict[str, Path]) -> str:
     """The whole comparison as one Markdown document (images linked relatively)."""
-    note = METHOD_NOTE.format(resamples=comparison.resamples, seed=comparison.seed)
+    note = METHOD_NOTE.format(
+        resamples=comparison.resamples, seed=comparison.seed, method=comparison.calibration_method
+    )
     out = ["# Judge comparison", ""]
     out += [f"- {markdown_escape(line)}" for line in headline(comparison)] + [""]
 
@@ -360,6 +463,13 @@ def markdown_report(comparison: JudgeComparison, images: dict[str, Path]) -> str
         out.extend([f"![Judge vs human]({images['heatmap'].name})", ""])
     if not comparison.pairs.empty:
         section("Pairs of judges", pairs_display(comparison), "differences")
+    if comparison.has_human:
+        section("Calibrated MAE and QWK (cross-fitted)", calibrated_display(comparison))
+        out.extend(["## Human ceiling", ""])
+        out.extend([f"- {markdown_escape(line)}" for line in ceiling_lines(comparison)] + [""])
+        if comparison.humans is not None:
+            out.extend([markdown_table(*humans_display(comparison)), ""])
+            section("Judges beside the ceiling", beside_display(comparison))
     section("Length bias", bias_display(comparison), "length")
     section("Score histograms (shares)", histogram_display(comparison), "histograms")
     if not comparison.emotions.empty:
@@ -420,7 +530,9 @@ def embed(path: Path, alt: str) -> str:
 
 def html_report(comparison: JudgeComparison, images: dict[str, Path]) -> str:
     """A self-contained HTML page: findings, tables and the PNG plots embedded as base64."""
-    note = METHOD_NOTE.format(resamples=comparison.resamples, seed=comparison.seed)
+    note = METHOD_NOTE.format(
+        resamples=comparison.resamples, seed=comparison.seed, method=comparison.calibration_method
+    )
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width'>",
@@ -448,6 +560,15 @@ def html_report(comparison: JudgeComparison, images: dict[str, Path]) -> str:
     if not comparison.pairs.empty:
         pairs = pairs_display(comparison)
         section("Pairs of judges (same dialogs)", pairs, ["differences"], (0, 1))
+    if comparison.has_human:
+        title = "Calibrated MAE and QWK (cross-fitted)"
+        section(title, calibrated_display(comparison), [], (0,))
+        parts.append("<h2>Human ceiling</h2><ul class='findings'>")
+        parts.extend(f"<li>{html.escape(line)}</li>" for line in ceiling_lines(comparison))
+        parts.append("</ul>")
+        if comparison.humans is not None:
+            parts.append(html_table(*humans_display(comparison), text_columns=(0, 1)))
+            section("Judges beside the ceiling", beside_display(comparison), [], (0, 1))
     section("Length bias", bias_display(comparison), ["length"])
     section("Score histograms", histogram_display(comparison), ["histograms"])
     if not comparison.emotions.empty:
@@ -520,6 +641,13 @@ def summary(comparison: JudgeComparison) -> dict[str, Any]:
         "judges": records(comparison.judges),
         "pairs": records(comparison.pairs),
         "alpha": to_jsonable(comparison.alpha),
+        "calibration_method": comparison.calibration_method,
+        "humans": None if comparison.humans is None else records(comparison.humans),
+        "judges_vs_humans": None if comparison.beside is None else records(comparison.beside),
+        "human_alpha": None
+        if comparison.human_alpha is None
+        else {k: to_jsonable(v) for k, v in comparison.human_alpha.items()},
+        "humans_note": comparison.humans_note,
         "resamples": comparison.resamples,
         "seed": comparison.seed,
         "set_apart": records(
@@ -546,6 +674,9 @@ def write_all(comparison: JudgeComparison, out: Path, plots: bool = True) -> dic
     }
     if comparison.replies is not None:
         tables["replies"] = (comparison.replies, replies_display)
+    if comparison.humans is not None and comparison.beside is not None:
+        tables["humans"] = (comparison.humans, humans_display)
+        tables["judges_vs_humans"] = (comparison.beside, beside_display)
     for name, (frame, display) in tables.items():
         if frame.empty and name in ("pairs", "emotions"):
             continue

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 
 from .._stats import agreement, krippendorff_alpha
-from . import stats
-from .comparison import HUMAN, JudgeComparison, is_baseline
+from . import ceiling, stats
+from .comparison import DEFAULT_CALIBRATION, HUMAN, JudgeComparison, is_baseline
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -50,7 +50,11 @@ def common_dialogs(samples: pd.DataFrame, judges: list[str]) -> pd.Index:
 
 
 def judge_table(
-    samples: pd.DataFrame, resamples: int, seed: int, bar: tqdm | None = None
+    samples: pd.DataFrame,
+    resamples: int,
+    seed: int,
+    bar: tqdm | None = None,
+    calibration_method: str = DEFAULT_CALIBRATION,
 ) -> tuple[pd.DataFrame, int]:
     """One row per judge, ranked by Spearman with the humans on the common dialogs.
 
@@ -59,7 +63,9 @@ def judge_table(
     scored and humans rated, so that a judge cannot rank higher by leaving the
     hard dialogs unscored; ``spearman_own`` / ``n_own`` are on the judge's own
     scored dialogs. ``coverage`` is scored / dialogs; ``low_coverage`` marks a
-    judge below the best covered one.
+    judge below the best covered one. ``mae_calibrated`` / ``qwk_calibrated`` (with
+    CIs, beside the raw ``mae`` / ``qwk`` and their CIs) are cross-fitted on the same
+    common dialogs with ``calibration_method`` (see ``ceiling.calibrated_columns``).
     """
     judges = list(dict.fromkeys(samples["judge"]))
     dialogs = samples["id"].nunique()
@@ -91,6 +97,7 @@ def judge_table(
         row["spearman_low"], row["spearman_high"] = low, high
         for key in ("kendall", "pearson", "mae", "rmse", "qwk", "exact", "within_one"):
             row[key] = metrics.get(key, math.nan)
+        row |= ceiling.calibrated_columns(str(judge), x, h, calibration_method, resamples, seed)
         own = scored.dropna(subset=["human"])
         row["n_own"] = len(own)
         xo, ho = own["score"].to_numpy(float), own["human"].to_numpy(float)
@@ -298,7 +305,11 @@ def samples_wide(comparison: JudgeComparison) -> pd.DataFrame:
 
 
 def build_comparison(
-    loaded: LoadedScores, resamples: int, seed: int, progress: bool = False
+    loaded: LoadedScores,
+    resamples: int,
+    seed: int,
+    progress: bool = False,
+    calibration_method: str = DEFAULT_CALIBRATION,
 ) -> JudgeComparison:
     """Every table of the comparison from the rows ``logs.load_scores`` read."""
     from tqdm.auto import tqdm
@@ -310,8 +321,12 @@ def build_comparison(
     with tqdm(
         total=total, desc="bootstrapping", unit="table", disable=not progress, file=sys.stderr
     ) as bar:
-        table, common = judge_table(samples, resamples, seed, bar)
+        table, common = judge_table(samples, resamples, seed, bar, calibration_method)
         names = list(table["judge"])
+        ceiling_ = human_ceiling(samples, names, resamples, seed)
+        if ceiling_.beside is not None:
+            medians = [ceiling.ceiling_medians(ceiling_.beside, j) for j in names]
+            table = table.join(pd.DataFrame(medians, index=table.index))
         pairs = pair_table(samples, names, resamples, seed, bar)
         bias = length_bias(samples, names, resamples, seed, bar)
         emotions = emotion_table(samples, names, resamples, seed, bar)
@@ -342,4 +357,20 @@ def build_comparison(
         dataset=loaded.dataset,
         warnings=warnings,
         replies=loaded.replies,
+        humans=ceiling_.humans,
+        beside=ceiling_.beside,
+        human_alpha=ceiling_.alpha,
+        humans_note=ceiling_.note,
+        calibration_method=calibration_method,
+    )
+
+
+def human_ceiling(
+    samples: pd.DataFrame, judges: list[str], resamples: int, seed: int
+) -> ceiling.Ceiling:
+    """The raters' ceiling and each judge beside it on the common dialogs (see ``ceiling``)."""
+    wide = wide_scores(samples, judges)
+    common = common_dialogs(samples, judges)
+    return ceiling.human_ceiling(
+        samples, wide, common, human_ratings(samples), judges, resamples, seed
     )
