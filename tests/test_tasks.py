@@ -201,7 +201,7 @@ def test_default_judge_mode_is_generate_alone_on_the_prompt(tmp_path: Path) -> N
         empathy(), model="empathy_baseline/lexicon", limit=3, log_dir=str(tmp_path),
         display="none",
     )  # fmt: skip
-    assert [step.solver for step in log.plan.steps] == ["judge_generate"]  # generate() alone
+    assert [step.solver for step in log.plan.steps] == ["inspect_empathy/judge_generate"]
     sample = log.samples[0]
     assert sample.messages[0].role == "user" and sample.messages[0].text == sample.input
     assert "\nUSER: " in sample.input and "\nBOT: " in sample.input
