@@ -17,7 +17,7 @@ Scale = tuple[float, float]
 _WORD = re.compile(r"\w+(?:'\w+)?")
 
 HUMAN_KEY = "human_rating"
-"""Sample metadata key: the human rating mapped onto 1-5 (``metrics.HUMAN_KEY`` is the same)."""
+"""Sample (and score) metadata key: the human rating mapped onto 1-5."""
 
 LEFT_OUT_KEY = "turns_left_out"
 """Sample metadata key: how many earlier turns ``max_turns`` left out."""

@@ -11,9 +11,7 @@ from typing import Any
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from ._stats import agreement, krippendorff_alpha, round_score, shares_by_level
-
-HUMAN_KEY = "human_rating"
-"""Sample (and score) metadata key holding the human rating on the 1-5 scale."""
+from .dialogs import HUMAN_KEY
 
 GROUP_KEY = "group"
 """Score metadata key: ``{field: value}`` of the sample's group (scorer ``group_by``)."""

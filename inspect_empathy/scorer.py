@@ -39,10 +39,9 @@ from ._geval import (
     judge_output,
 )
 from ._rubric import Turn, render_dialog, render_prompt, turns_from_messages
-from .dialogs import JUDGE_PROMPT_KEY
+from .dialogs import HUMAN_KEY, JUDGE_PROMPT_KEY
 from .metrics import (
     GROUP_KEY,
-    HUMAN_KEY,
     group_metrics,
     human_agreement,
     human_ceiling,

@@ -31,8 +31,7 @@ from inspect_ai.log import (
     read_eval_log_sample_summaries,
 )
 
-from ..dialogs import normalise_rating, reply_words
-from ..metrics import HUMAN_KEY
+from ..dialogs import HUMAN_KEY, normalise_rating, reply_words
 from .comparison import RATINGS_KEY, SCALE_KEY, SCORER, CompareError, LogSource
 
 if TYPE_CHECKING:
