@@ -35,15 +35,21 @@ def human_agreement() -> Metric:
     """Spearman, Kendall tau-b, Pearson, MAE, RMSE, QWK, exact and within-one
     agreement of the judge with human ratings, over samples that have them.
 
-    Reports nothing when no sample carries a human rating.
+    Reports nothing when no sample carries a human rating. ``spearman`` (judge
+    mode's headline) is always reported when some do, and before any sample is
+    scored: NaN while it is undefined (fewer than two pairs, or no variation),
+    so that the headline resolves.
     """
 
     def compute(scores: list[SampleScore]) -> Value:
+        if not scores:
+            # nothing scored yet (Inspect's live results): keep the headline resolvable
+            return {"spearman": float("nan")}
         pairs = [(s.score.as_float(), h) for s in scores if (h := human_rating(s)) is not None]
         if not pairs:
             return {}
         judge, human = zip(*pairs, strict=True)
-        return agreement(judge, human)  # type: ignore[return-value]
+        return {"spearman": float("nan"), **agreement(judge, human)}
 
     return compute
 

@@ -104,3 +104,11 @@ def test_krippendorff_alpha_ordinal() -> None:
     assert krippendorff_alpha([[1.2, 4.6], [0.9, 5.0]]) == pytest.approx(1.0)  # rounded first
     assert krippendorff_alpha([a]) is None
     assert krippendorff_alpha([[3, 3], [3, 3]]) is None
+
+
+def test_spearman_is_always_reported_for_the_headline() -> None:
+    nothing = human_agreement()([])
+    assert list(nothing) == ["spearman"] and math.isnan(nothing["spearman"])  # type: ignore[index,call-overload]
+    flat = human_agreement()(scores([3.0, 3.0], [1.0, 5.0]))
+    assert math.isnan(flat["spearman"])  # type: ignore[index,call-overload]
+    assert human_agreement()(scores([3.0], [None])) == {}
