@@ -1,14 +1,18 @@
-"""Solvers: the rubric prompt for judge mode (``-T input=dialog``)."""
+"""Solvers: the rubric prompt and generation for judge mode; the grader check and
+system prompt for response mode."""
 
 from __future__ import annotations
 
 import traceback
+from pathlib import Path
 
-from inspect_ai.model import ChatMessageUser, ModelOutput
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, ModelOutput, model_roles
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from ._compat import PrerequisiteError
 from ._rubric import render_dialog, render_prompt, turns_from_messages
 from .dialogs import JUDGE_PROMPT_KEY
+from .scorer import missing_grader_message
 
 
 @solver
@@ -80,3 +84,41 @@ def answered_without_completion(ex: BaseException) -> bool:
         return False
     frames = traceback.extract_tb(ex.__traceback__)
     return bool(frames) and "inspect_ai/model/" in frames[-1].filename.replace("\\", "/")
+
+
+@solver
+def require_grader(role: str = "grader", hint: str | None = None) -> Solver:
+    """Fail the sample before the model replies when no model is bound to ``role``."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        if model_roles().get(role) in (None, []):
+            raise PrerequisiteError(missing_grader_message(role, hint))
+        return state
+
+    return solve
+
+
+@solver
+def reply_system_prompt(prompt: str) -> Solver:
+    """Put a system prompt (text, or a text file's content) before the dialog, verbatim."""
+    content = _text_or_file(prompt)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        position = 0
+        while position < len(state.messages) and state.messages[position].role == "system":
+            position += 1
+        state.messages.insert(position, ChatMessageSystem(content=content))
+        return state
+
+    return solve
+
+
+def _text_or_file(text: str) -> str:
+    """The content of ``text`` read as a file path if such a file exists, else ``text``."""
+    if "\n" in text or len(text) > 1024:
+        return text
+    try:
+        path = Path(text).expanduser()
+        return path.read_text(encoding="utf-8") if path.is_file() else text
+    except (OSError, ValueError):
+        return text

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Literal
 
 from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import Dataset
 from inspect_ai.log import HeadlineMetric
-from inspect_ai.model import ChatMessageSystem, ModelRole, model_roles
-from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
+from inspect_ai.model import ModelRole, model_roles
+from inspect_ai.solver import Solver, generate
 from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
 from ._compat import PrerequisiteError, active_model
@@ -23,7 +22,7 @@ from .scorer import (
     load_calibration,
     missing_grader_message,
 )
-from .solver import empathy_prompt, judge_generate
+from .solver import empathy_prompt, judge_generate, reply_system_prompt, require_grader
 
 HEADLINE_METRIC = "spearman"
 """Judge mode's headline metric when the dataset has human ratings: the Spearman
@@ -274,41 +273,3 @@ def check_group_key(data: Dataset, key: str) -> None:
             f"group_by={key!r}: {len(missing)} of {len(data)} samples have no {key!r} "
             f"metadata ({shown})"
         )
-
-
-@solver
-def require_grader(role: str = GRADER_ROLE, hint: str | None = None) -> Solver:
-    """Fail the sample before the model replies when no model is bound to ``role``."""
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        if model_roles().get(role) in (None, []):
-            raise PrerequisiteError(missing_grader_message(role, hint))
-        return state
-
-    return solve
-
-
-@solver
-def reply_system_prompt(prompt: str) -> Solver:
-    """Put a system prompt (text, or a text file's content) before the dialog, verbatim."""
-    content = _text_or_file(prompt)
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        position = 0
-        while position < len(state.messages) and state.messages[position].role == "system":
-            position += 1
-        state.messages.insert(position, ChatMessageSystem(content=content))
-        return state
-
-    return solve
-
-
-def _text_or_file(text: str) -> str:
-    """The content of ``text`` read as a file path if such a file exists, else ``text``."""
-    if "\n" in text or len(text) > 1024:
-        return text
-    try:
-        path = Path(text).expanduser()
-        return path.read_text(encoding="utf-8") if path.is_file() else text
-    except (OSError, ValueError):
-        return text
