@@ -81,3 +81,21 @@ def test_a_bad_calibration_file_is_a_plain_error(
         path.write_text(content, encoding="utf-8")
     with pytest.raises(PrerequisiteError, match=f"calibration file {path}"):
         empathy(dataset=str(FIXTURE), calibration=str(path))
+
+
+def test_compare_reads_the_judges_own_scores_from_a_calibrated_log(
+    shift_file: Path, tmp_path: Path
+) -> None:
+    from inspect_empathy.compare import compare_judges
+
+    for name, calibration in (("plain", None), ("calibrated", str(shift_file))):
+        eval(
+            empathy(dataset=str(FIXTURE), calibration=calibration),
+            model="empathy_baseline/lexicon",
+            log_dir=str(tmp_path / name),
+            display="none",
+        )
+    plain = compare_judges(str(tmp_path / "plain"), resamples=50)
+    calibrated = compare_judges(str(tmp_path / "calibrated"), resamples=50)
+    assert calibrated["mean_score"].tolist() == pytest.approx(plain["mean_score"].tolist())
+    assert calibrated["mae"].tolist() == pytest.approx(plain["mae"].tolist())

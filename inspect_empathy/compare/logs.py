@@ -326,6 +326,10 @@ def read_rows(path: str, log: EvalLog) -> list[dict[str, Any]]:
             reason = None if error is not None else "no empathy score"
             scores = [(default_judge, math.nan, None, reason, {})]
         for judge, value, method, reason, meta in scores:
+            if not math.isnan(value) and meta.get("uncalibrated") is not None:
+                # a log run with -T calibration: compare the judge's own scores (the
+                # calibrated columns map them, cross-fitted, once)
+                value = _float(meta["uncalibrated"])
             content = dialog
             if mode == RESPONSE_MODE:
                 judged = meta.get("judged_dialog")
