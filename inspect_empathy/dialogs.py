@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,12 @@ _WORD = re.compile(r"\w+(?:'\w+)?")
 
 HUMAN_KEY = "human_rating"
 """Sample (and score) metadata key: the human rating mapped onto 1-5."""
+
+HUMAN_RATINGS_KEY = "human_ratings"
+"""Sample metadata key: each rater's raw rating by rater name (several raters)."""
+
+HUMAN_SCALE_KEY = "human_rating_scale"
+"""Sample metadata key: the raw ratings' scale ``[low, high]``."""
 
 LEFT_OUT_KEY = "turns_left_out"
 """Sample metadata key: how many earlier turns ``max_turns`` left out."""
@@ -55,6 +62,34 @@ def normalise_rating(raw: float, scale: Scale) -> float:
     if not math.isfinite(raw) or raw < low or raw > high:
         raise ValueError(f"rating {raw} is outside the scale {low:g}-{high:g}")
     return 1.0 + 4.0 * (raw - low) / (high - low)
+
+
+def rater_ratings(metadata: Mapping[str, Any], sample_id: object) -> dict[str, float] | None:
+    """Each rater's rating on 1-5: ``human_ratings`` mapped from ``human_rating_scale``.
+
+    None when the sample has no ``human_ratings``; a rater whose rating is None is
+    missing. A ValueError names the sample and rater of a rating that is not a number
+    on the scale, or ratings without a scale.
+    """
+    ratings = metadata.get(HUMAN_RATINGS_KEY)
+    if not isinstance(ratings, dict) or not ratings:
+        return None
+    scale = metadata.get(HUMAN_SCALE_KEY)
+    if not (isinstance(scale, list | tuple) and len(scale) == 2):
+        raise ValueError(
+            f"sample {sample_id}: {HUMAN_RATINGS_KEY} without a {HUMAN_SCALE_KEY} [low, high]"
+        )
+    out: dict[str, float] = {}
+    for rater, raw in ratings.items():
+        if raw is None:
+            continue
+        try:
+            out[str(rater)] = normalise_rating(float(raw), (float(scale[0]), float(scale[1])))
+        except (TypeError, ValueError) as ex:
+            raise ValueError(
+                f"sample {sample_id}: {HUMAN_RATINGS_KEY} rater {rater!r}: {raw!r}: {ex}"
+            ) from None
+    return out or None
 
 
 def left_out_marker(count: int) -> str:
@@ -111,7 +146,7 @@ def record_to_sample(
     metadata: dict[str, Any] = {
         HUMAN_KEY: None,
         "human_rating_raw": record.rating,
-        "human_rating_scale": list(record.scale) if record.rating is not None else None,
+        HUMAN_SCALE_KEY: list(record.scale) if record.rating is not None else None,
         **record.metadata,
     }
     if left_out:

@@ -208,20 +208,17 @@ def human_ceiling() -> Metric:
     table with CIs is `inspect-empathy compare`'s ``humans.csv``."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        from .dialogs import normalise_rating
+        from .dialogs import HUMAN_SCALE_KEY, rater_ratings
 
         per_dialog: dict[str, dict[str, float]] = {}
         judge: dict[str, float] = {}
         for s in scores:
             metadata = s.sample_metadata or {}
-            ratings, scale = metadata.get("human_ratings"), metadata.get("human_rating_scale")
-            if metadata.get(HUMAN_KEY) is None or not isinstance(ratings, dict) or not scale:
+            if metadata.get(HUMAN_KEY) is None or not metadata.get(HUMAN_SCALE_KEY):
                 continue
-            present = {
-                str(rater): normalise_rating(float(raw), (float(scale[0]), float(scale[1])))
-                for rater, raw in ratings.items()
-                if raw is not None
-            }
+            present = rater_ratings(metadata, s.sample_id)
+            if present is None:
+                continue
             key = f"{s.sample_id}"
             per_dialog[key] = present
             judge[key] = s.score.as_float()

@@ -22,11 +22,6 @@ BASELINE_PREFIX = "empathy_baseline/"
 HUMAN = "human"
 """Label of the human ratings wherever they are listed beside the judges."""
 
-RATINGS_KEY = "human_ratings"
-"""Sample metadata: each rater's raw rating by rater name (several raters)."""
-SCALE_KEY = "human_rating_scale"
-"""Sample metadata: the ratings' scale ``[low, high]``."""
-
 CALIBRATION_METHODS = ("shift", "linear", "isotonic")
 DEFAULT_CALIBRATION = "shift"
 """Calibration map of the cross-fitted ``mae_calibrated`` / ``qwk_calibrated`` columns."""

@@ -31,8 +31,9 @@ from inspect_ai.log import (
     read_eval_log_sample_summaries,
 )
 
-from ..dialogs import HUMAN_KEY, normalise_rating, reply_words
-from .comparison import RATINGS_KEY, SCALE_KEY, SCORER, CompareError, LogSource
+from ..dialogs import HUMAN_KEY, reply_words
+from ..dialogs import rater_ratings as dialog_rater_ratings
+from .comparison import SCORER, CompareError, LogSource
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -209,30 +210,8 @@ def _human(summary: EvalSampleSummary, score_metadata: dict[str, Any]) -> float:
 
 
 def rater_ratings(summary: EvalSampleSummary) -> dict[str, float] | None:
-    """Each rater's rating on 1-5 (``human_ratings`` mapped from ``human_rating_scale``).
-
-    None when the sample has no ``human_ratings``; a rater whose rating is None is
-    missing. A ValueError names the sample and rater of a rating that is not a number
-    on the scale, or ratings without a scale.
-    """
-    metadata = summary.metadata or {}
-    ratings = metadata.get(RATINGS_KEY)
-    if not isinstance(ratings, dict) or not ratings:
-        return None
-    scale = metadata.get(SCALE_KEY)
-    if not (isinstance(scale, list | tuple) and len(scale) == 2):
-        raise ValueError(f"sample {summary.id}: {RATINGS_KEY} without a {SCALE_KEY} [low, high]")
-    out: dict[str, float] = {}
-    for rater, raw in ratings.items():
-        if raw is None:
-            continue
-        try:
-            out[str(rater)] = normalise_rating(float(raw), (float(scale[0]), float(scale[1])))
-        except (TypeError, ValueError) as ex:
-            raise ValueError(
-                f"sample {summary.id}: {RATINGS_KEY} rater {rater!r}: {raw!r}: {ex}"
-            ) from None
-    return out or None
+    """Each rater's rating on 1-5 for a logged sample (see `dialogs.rater_ratings`)."""
+    return dialog_rater_ratings(summary.metadata or {}, summary.id)
 
 
 def _reply_words(summary: EvalSampleSummary) -> float:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .._rubric import Turn
-from ..dialogs import DialogRecord, Scale
+from ..dialogs import HUMAN_RATINGS_KEY, DialogRecord, Scale
 from ..errors import DatasetError
 
 # Problem kinds: the key is stable (tests, summaries), the label reads well in a log.
@@ -590,7 +590,6 @@ def end_with_bot(turns: list[Turn], cut: bool, labels: Iterable[str] = ()) -> in
 
 # --- several raters ------------------------------------------------------------------
 
-RATINGS_KEY = "human_ratings"
 """Sample metadata key: each rater's rating (raw, on the record's scale), by rater name."""
 MISSING_RATERS_KEY = "raters_missing"
 """Sample metadata key: the raters with no rating for this dialog."""
@@ -658,6 +657,6 @@ def rater_metadata(
     metadata: dict[str, Any], present: dict[str, float], missing: list[str]
 ) -> None:
     """Put each rater's rating (and who is missing, if anyone) into sample metadata."""
-    metadata[RATINGS_KEY] = present
+    metadata[HUMAN_RATINGS_KEY] = present
     if missing:
         metadata[MISSING_RATERS_KEY] = missing
