@@ -40,6 +40,7 @@ from ._geval import (
 )
 from ._rubric import Turn, render_dialog, render_prompt, turns_from_messages
 from .dialogs import HUMAN_KEY, JUDGE_PROMPT_KEY
+from .errors import OptionError
 from .metrics import (
     GROUP_KEY,
     group_metrics,
@@ -122,13 +123,9 @@ def empathy_scorer(
         is mapped onto the human scale with it; the uncalibrated score stays in
         the Score's metadata (``uncalibrated``), with the map (``calibration``).
     """
-    check_method(method, samples)
+    check_options(method, samples, low_mass, min_parsed)
     if aggregate not in ("mean", "median"):
         raise ValueError(f"aggregate must be 'mean' or 'median', not {aggregate!r}")
-    if low_mass not in ("keep", "unscored"):
-        raise ValueError(f"low_mass must be 'keep' or 'unscored', not {low_mass!r}")
-    if not 0.0 <= float(min_parsed) <= 1.0:
-        raise ValueError(f"min_parsed must be between 0 and 1, not {min_parsed!r}")
     role = _as_role(model_role)
     explicit = _explicit_judges(model)
     options = JudgeOptions(method, samples, cot, low_mass, float(min_parsed))
@@ -184,6 +181,21 @@ def empathy_scorer(
         return panel_score(judgements, aggregate, context)
 
     return score
+
+
+def check_options(
+    method: str, samples: int, low_mass: str, min_parsed: float, prefix: str = ""
+) -> None:
+    """Refuse bad scoring options with one plain line (`OptionError`, a ValueError that
+    ``inspect eval`` prints without a traceback); ``prefix`` leads the message (``-T ``)."""
+    try:
+        check_method(method, samples)
+    except ValueError as ex:
+        raise OptionError(f"{prefix}{ex}") from None
+    if low_mass not in ("keep", "unscored"):
+        raise OptionError(f"{prefix}low_mass must be 'keep' or 'unscored', not {low_mass!r}")
+    if isinstance(min_parsed, bool) or not 0.0 <= float(min_parsed) <= 1.0:
+        raise OptionError(f"{prefix}min_parsed must be between 0 and 1, not {min_parsed!r}")
 
 
 def load_calibration(path: str) -> Any:

@@ -12,12 +12,14 @@ from inspect_ai.solver import Solver, generate
 from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
 from ._compat import PrerequisiteError, active_model
-from ._geval import DEFAULT_SAMPLES, MIN_PARSED, Method, check_method, method_config
+from ._geval import DEFAULT_SAMPLES, MIN_PARSED, Method, method_config
 from .dataset import DatasetError, OnInvalid, load_dialogs, skipped_summary
+from .errors import OptionError
 from .reducer import empathy_mean
 from .scorer import (
     Aggregate,
     LowMass,
+    check_options,
     empathy_scorer,
     load_calibration,
     missing_grader_message,
@@ -88,7 +90,7 @@ def empathy(
       calibration: A calibration file (``inspect-empathy calibrate``) that maps
         the judge's scores onto the human scale (raw scores kept beside them).
     """
-    check_options(method, samples, low_mass, min_parsed)
+    check_options(method, samples, low_mass, min_parsed, prefix="-T ")
     provenance = calibration_provenance(calibration)
     if input not in ("dialog", "prompt"):
         raise PrerequisiteError(f"input must be 'dialog' or 'prompt', not {input!r}")
@@ -125,18 +127,6 @@ def empathy(
     )
 
 
-def check_options(method: str, samples: int, low_mass: str, min_parsed: float) -> None:
-    """Refuse bad scoring options with one plain line (no traceback)."""
-    try:
-        check_method(method, samples)
-    except ValueError as ex:
-        raise PrerequisiteError(f"-T {ex}") from None
-    if low_mass not in ("keep", "unscored"):
-        raise PrerequisiteError(f"-T low_mass must be 'keep' or 'unscored', not {low_mass!r}")
-    if isinstance(min_parsed, bool) or not 0.0 <= float(min_parsed) <= 1.0:
-        raise PrerequisiteError(f"-T min_parsed must be between 0 and 1, not {min_parsed!r}")
-
-
 def calibration_provenance(path: str | None) -> dict[str, Any] | None:
     """The calibration map's provenance for the log (file, method, n, fitted on), or a
     one-line error naming the file."""
@@ -145,7 +135,7 @@ def calibration_provenance(path: str | None) -> dict[str, Any] | None:
     try:
         calibration = load_calibration(path)
     except ValueError as ex:
-        raise PrerequisiteError(str(ex)) from None
+        raise OptionError(str(ex)) from None
     return {"file": str(path), **calibration.as_dict()}
 
 
@@ -204,7 +194,7 @@ def empathy_response(
       calibration: A calibration file (``inspect-empathy calibrate``) that maps
         the grader's scores onto the human scale (raw scores kept beside them).
     """
-    check_options(grader_method, samples, low_mass, min_parsed)
+    check_options(grader_method, samples, low_mass, min_parsed, prefix="-T ")
     provenance = calibration_provenance(calibration)
     if not self_grading and grader_unbound_now(GRADER_ROLE):
         raise PrerequisiteError(missing_grader_message(GRADER_ROLE, SELF_GRADING_HINT))
