@@ -8,6 +8,7 @@ import pytest
 
 from inspect_empathy import DatasetError, load_dialogs
 from inspect_empathy.dataset import skipped_summary
+from inspect_empathy.dialogs import HUMAN_RATINGS_KEY, rater_ratings
 from inspect_empathy.loaders import infer_format
 from inspect_empathy.loaders._validate import LoadReport
 from inspect_empathy.loaders.empathetic_dialogues import parse_selfeval, records_from_utterances
@@ -80,6 +81,16 @@ def test_ieval_one_sample_per_bot_conversation() -> None:
 def test_ieval_single_label() -> None:
     dataset = load_dialogs(FIXTURES / "ieval.json", label="EU")
     assert by_id(dataset)["ieval-0-pos-pink"].metadata["human_rating"] == 5.0
+
+
+def test_ieval_has_one_rater_per_conversation() -> None:
+    # EU and ER are two questions to the one participant, not two raters: no rater ratings,
+    # so no human ceiling is computed from them, and `ratings:` is refused with the reason.
+    pink = by_id(load_dialogs(FIXTURES / "ieval.json"))["ieval-0-pos-pink"]
+    assert HUMAN_RATINGS_KEY not in pink.metadata
+    assert rater_ratings(pink.metadata, pink.id) is None
+    with pytest.raises(DatasetError, match="rated by one person"):
+        load_dialogs(FIXTURES / "ieval.json", ratings=["EU", "ER"])
 
 
 def test_ieval_chat_log_ending_with_the_user_is_invalid(tmp_path: Path) -> None:

@@ -8,6 +8,10 @@ understood my emotions) and ``ER`` (it responded appropriately). One sample per
 conversation, label the mean of EU and ER (``label: EU`` or ``label: ER`` for one of
 them). The rating is for the whole conversation, and the metadata says so
 (``rating_scope: conversation``). Sample ids: ``ieval-<task>-<pos|neg>-<bot>``.
+
+Each task is one participant, and each conversation was rated by that one person only:
+EU and ER are two questions to the same rater, not two raters, so iEval has no
+rater-to-rater agreement (no human ceiling) and the ``ratings:`` key is refused.
 """
 
 from __future__ import annotations
@@ -38,6 +42,11 @@ KEYS = ("label",)
 LABELS = ("mean", "EU", "ER")
 POLARITIES = {"positive": "pos", "negative": "neg"}
 SCALE = (1.0, 5.0)
+ONE_RATER = (
+    "ieval: 'ratings' does not apply: each conversation was rated by one person (the "
+    "participant who chatted); EU and ER are two of that person's questions, not two raters. "
+    "Use 'label: EU', 'label: ER' or 'label: mean'"
+)
 
 
 def looks_like(data: Any) -> bool:
@@ -73,6 +82,8 @@ def load_ieval(
     path: Path, report: LoadReport, data: Any = None, **mapping: Any
 ) -> Iterator[Located]:
     """Samples from the iEval JSON, one per rated bot conversation."""
+    if "ratings" in mapping:
+        raise DatasetError(ONE_RATER)
     check_keys(FORMAT, mapping, KEYS)
     label = str(mapping.get("label", "mean"))
     if label not in LABELS:
