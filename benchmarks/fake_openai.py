@@ -1,63 +1,184 @@
-"""A fake OpenAI chat-completions server on 127.0.0.1 for the benchmarks.
+"""The one fake judge API on 127.0.0.1, for the tests and the benchmarks.
 
-It answers ``POST /v1/chat/completions`` after a fixed latency with a judge's score
-(``4``, or a short reasoning ending ``Score: 4`` when the prompt asks for reasoning),
-with logprobs and top logprobs when asked, ``n`` choices when asked (unless
-``--ignore-n``), and ``usage`` counted as whitespace tokens (an approximation of real
-tokenizer counts). ``GET /stats`` reports calls, tokens, request settings seen, peak
-in-flight requests and timing; ``POST /reset`` clears them; ``POST /shutdown`` stops it.
-It also stops by itself after ``--idle-exit`` seconds without requests or
-``--max-lifetime`` seconds in all.
+It speaks OpenAI chat completions (``POST /v1/chat/completions``) and, for the reliability
+tests, Anthropic messages (``POST /v1/messages``, plain or streamed), and is used through
+Inspect's real ``openai/...`` and ``anthropic/...`` providers (point ``OPENAI_BASE_URL`` /
+``ANTHROPIC_BASE_URL`` at ``server.url``).
 
-    python benchmarks/fake_openai.py --port 0 --latency 0.2   # prints "PORT <n>"
+The healthy judge answers the rubric prompt with a score: 4 (``default_score``), or the
+score a ``[judge-says:N]`` marker in the dialog asks for; at an explicit temperature above 0
+each choice draws a score around it (deterministically, from the prompt and the choice's
+index); a prompt that asks for reasoning (not ending ``(return score ONLY):``) gets a line of
+reasoning and ``Score: N``; with ``ramble`` the judge first writes that many words whatever
+the prompt asks. Its answer stops at the request's ``max_tokens`` / ``max_completion_tokens``
+(``finish_reason: length``). It returns ``n`` choices (unless ``ignore_n``), logprobs and
+``top_logprobs`` when asked (a spread over 1-5 at every score token, padded with filler tokens
+up to ``top_logprobs``), and ``usage`` counted as whitespace tokens (an approximation of a
+real tokenizer). Every request waits ``latency`` seconds first.
+
+Two ways to run it:
+
+- In process (the tests): ``FakeServer("openai")`` serves from a background thread,
+  records every request, and can be scripted (`Reply`, `FakeServer.script`) to answer with
+  faults: HTTP errors, resets, slow replies, malformed JSON, junk text, hand-made payloads.
+  A request to an unknown path is recorded in ``unknown`` and answered 404, so a provider
+  that quietly switched endpoint fails ``assert_no_unknown()``.
+- As its own process (the benchmarks, so that its CPU time is its own):
+  ``python benchmarks/fake_openai.py --port 0 --latency 0.2`` prints ``PORT <n>`` and adds
+  ``GET /stats`` (calls, tokens, request settings seen, peak in-flight requests, timing),
+  ``POST /reset`` and ``POST /shutdown``; it stops by itself after ``--idle-exit`` seconds
+  without requests or ``--max-lifetime`` seconds in all. `FakeOpenAI` runs it as a child.
+
+Standard library only: it imports neither Inspect nor ``inspect_empathy`` (the benchmarks
+run it beside evals that must not load the plugin twice; the tests import it through
+``tests/fake_servers.py``).
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import hashlib
 import json
 import math
 import os
 import re
+import socket
+import struct
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+Kind = Literal["openai", "anthropic"]
+
+DEFAULT_SCORE = 4
+"""What the healthy fake judge answers when no rule and no marker says otherwise."""
+
+SCORE_MARKER = re.compile(r"\[judge-says:(\d+)\]")
+"""A marker a test dialog can carry to make the healthy judge answer with that score."""
 
 SCORE_ONLY = "(return score ONLY):"
-_TOKEN = re.compile(r"\s*\S+")
-# alternatives at the score token, around the chosen score
-_SPREAD = (0.6, 0.2, 0.1, 0.06, 0.04)
+"""How the score-only rubric prompt ends; any other rubric prompt asks for reasoning."""
+
+RUBRIC_FORM = "Evaluation Form"
+"""Present in every rubric prompt (a prompt without it asks for a reply, not a score)."""
+
+SCORE_LOGPROBS: dict[str, float] = {
+    tok: math.log(p) for tok, p in {"4": 0.70, "3": 0.17, "5": 0.10, "2": 0.02, "1": 0.005}.items()
+}
+"""Top logprobs at the score token when the judge answers 4 (shifted for other scores)."""
+
+RAMBLE = "Let me weigh how well the reply meets the user's feelings. "
+"""What a rambling judge writes (repeated, cut to its word count) before its answer."""
+
+_DRAWS = (-1, 0, 0, 1, 0, -1, 1, 0)
+"""Offsets from the judge's score that a choice at temperature > 0 draws from."""
 
 
+@dataclass
+class Reply:
+    """What the server does with one request.
+
+    Attributes:
+      status: HTTP status. Anything but 200 is answered with an API-style error body.
+      text: Completion text; None means the healthy judge's answer to the prompt.
+      texts: Completion texts for ``n`` choices (cycled); overrides ``text``.
+      body: Raw response body sent as is (e.g. malformed JSON); overrides everything.
+      headers: Extra response headers (e.g. ``Retry-After``).
+      delay: Seconds to wait before answering (interrupted when the server stops);
+        None: the server's ``latency``.
+      reset: Reset the TCP connection (RST) instead of answering.
+      logprobs: Include logprobs when the request asks for them.
+      refusal: Answer with a refusal instead of content.
+      stream_error: On a streamed (Anthropic) answer, an ``error`` event of this type
+        (e.g. ``overloaded_error``) after ``message_start``, instead of the answer.
+      respond: Builds the whole JSON answer from the request body (e.g. a provider that
+        ignores ``n`` or honours ``seed``, or a payload with hand-made tokens).
+    """
+
+    status: int = 200
+    text: str | None = None
+    texts: list[str] | None = None
+    body: bytes | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float | None = None
+    reset: bool = False
+    logprobs: bool = True
+    refusal: str | None = None
+    stream_error: str | None = None
+    respond: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+
+
+@dataclass
+class Rule:
+    """A scripted reply for requests whose prompt contains ``when`` (any, if None)."""
+
+    reply: Reply
+    when: str | None = None
+    times: int | None = None
+    """How many matching requests the rule answers before it expires; None: forever."""
+    used: int = 0
+
+    def applies(self, prompt: str) -> bool:
+        if self.times is not None and self.used >= self.times:
+            return False
+        return self.when is None or self.when in prompt
+
+
+@dataclass(frozen=True)
+class Request:
+    """One request as the server received it."""
+
+    path: str
+    body: dict[str, Any]
+    prompt: str
+    reply: Reply | None
+    """The scripted reply it got (None: the healthy judge answered)."""
+
+
+@dataclass
 class Stats:
-    """What the server saw."""
+    """What the server saw: answered calls, tokens, request settings, timing."""
 
-    def __init__(self) -> None:
-        self.reset()
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    max_completion_tokens_per_call: int = 0
+    choices: int = 0
+    max_inflight: int = 0
+    first_arrival: float | None = None
+    last_done: float | None = None
+    n_values: Counter[str] = field(default_factory=Counter)
+    max_tokens_values: Counter[str] = field(default_factory=Counter)
+    logprobs_requested: int = 0
+    top_logprobs_values: Counter[str] = field(default_factory=Counter)
 
-    def reset(self) -> None:
-        self.calls = 0
-        self.prompt_tokens = 0
-        self.completion_tokens = 0
-        self.max_completion_tokens_per_call = 0
-        self.choices = 0
-        self.inflight = 0
-        self.max_inflight = 0
-        self.first_arrival: float | None = None
-        self.last_done: float | None = None
-        self.n_values: Counter[str] = Counter()
-        self.max_tokens_values: Counter[str] = Counter()
-        self.logprobs_requested = 0
-        self.top_logprobs_values: Counter[str] = Counter()
-        self.other_paths: Counter[str] = Counter()
+    def arrived(self, body: dict[str, Any]) -> None:
+        if self.first_arrival is None:
+            self.first_arrival = time.perf_counter()
+        self.n_values[str(body.get("n"))] += 1
+        self.max_tokens_values[str(output_bound(body))] += 1
+        if body.get("logprobs"):
+            self.logprobs_requested += 1
+        self.top_logprobs_values[str(body.get("top_logprobs"))] += 1
 
-    def as_dict(self) -> dict[str, Any]:
+    def answered(self, payload: dict[str, Any]) -> None:
+        usage = payload.get("usage") or {}
+        output = int(usage.get("completion_tokens", usage.get("output_tokens", 0)))
+        self.calls += 1
+        self.prompt_tokens += int(usage.get("prompt_tokens", usage.get("input_tokens", 0)))
+        self.completion_tokens += output
+        self.max_completion_tokens_per_call = max(self.max_completion_tokens_per_call, output)
+        self.choices += len(payload.get("choices") or [None])
+
+    def as_dict(self, unknown: list[str]) -> dict[str, Any]:
         span = (
             self.last_done - self.first_arrival
             if self.first_arrival is not None and self.last_done is not None
@@ -76,17 +197,207 @@ class Stats:
             "max_tokens_values": dict(self.max_tokens_values),
             "logprobs_requested": self.logprobs_requested,
             "top_logprobs_values": dict(self.top_logprobs_values),
-            "other_paths": dict(self.other_paths),
+            "other_paths": dict(Counter(u.split(" (")[0] for u in unknown)),
         }
 
 
-def message_text(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
-    return ""
+class FakeServer:
+    """A fake judge API (``openai`` or ``anthropic``) on 127.0.0.1, in a thread.
+
+    ``latency`` delays every answer, ``ignore_n`` answers one choice whatever ``n`` asks,
+    ``ramble`` makes the healthy judge write that many words before its score, ``control``
+    adds the ``/stats``, ``/reset`` and ``/shutdown`` endpoints (the server as a process).
+    """
+
+    def __init__(
+        self,
+        kind: Kind,
+        port: int = 0,
+        latency: float = 0.0,
+        ignore_n: bool = False,
+        ramble: int = 0,
+        control: bool = False,
+    ) -> None:
+        self.kind: Kind = kind
+        self.latency = latency
+        self.ignore_n = ignore_n
+        self.ramble = ramble
+        self.control = control
+        self.rules: list[Rule] = []
+        self.requests: list[Request] = []
+        self.unknown: list[str] = []
+        self.stats = Stats()
+        self.default_score = DEFAULT_SCORE
+        self.in_flight = 0
+        self.max_in_flight = 0
+        """Most judge requests the server was answering at one time."""
+        self.shutdown_requested = threading.Event()
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._httpd = _HTTPServer(("127.0.0.1", port), _handler_for(self))
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        """Base URL for the provider (``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL``).
+
+        The OpenAI SDK appends ``/chat/completions`` to its base URL (which ends in
+        ``/v1``); the Anthropic SDK appends ``/v1/messages`` to the bare host.
+        """
+        root = f"http://127.0.0.1:{self.port}"
+        return f"{root}/v1" if self.kind == "openai" else root
+
+    @property
+    def path(self) -> str:
+        return "/v1/chat/completions" if self.kind == "openai" else "/v1/messages"
+
+    def script(self, reply: Reply, when: str | None = None, times: int | None = None) -> Rule:
+        """Answer matching requests with ``reply`` (first matching rule wins)."""
+        rule = Rule(reply=reply, when=when, times=times)
+        with self._lock:
+            self.rules.append(rule)
+        return rule
+
+    def heal(self) -> None:
+        """Forget every rule: from now on the healthy judge answers."""
+        with self._lock:
+            self.rules.clear()
+
+    def clear(self) -> None:
+        """Forget rules, recorded requests and statistics."""
+        with self._lock:
+            self.rules.clear()
+            self.requests.clear()
+            self.unknown.clear()
+            self.max_in_flight = 0
+            self.stats = Stats()
+        self.default_score = DEFAULT_SCORE
+
+    def count(self, containing: str | None = None) -> int:
+        """Requests received (to the judge endpoint), optionally whose prompt contains a text."""
+        with self._lock:
+            return sum(1 for r in self.requests if containing is None or containing in r.prompt)
+
+    def prompts(self) -> list[str]:
+        with self._lock:
+            return [r.prompt for r in self.requests]
+
+    def stats_dict(self) -> dict[str, Any]:
+        """The statistics as ``GET /stats`` reports them."""
+        with self._lock:
+            return self.stats.as_dict(self.unknown)
+
+    def assert_no_unknown(self) -> None:
+        assert not self.unknown, f"{self.kind} fake server got unknown requests: {self.unknown}"
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    # -- called from handler threads -------------------------------------------------
+
+    def _take(self, path: str, body: dict[str, Any]) -> Reply | None:
+        prompt = prompt_text(body)
+        with self._lock:
+            reply = None
+            for rule in self.rules:
+                if rule.applies(prompt):
+                    rule.used += 1
+                    reply = rule.reply
+                    break
+            self.requests.append(Request(path=path, body=body, prompt=prompt, reply=reply))
+            self.stats.arrived(body)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            self.stats.max_inflight = max(self.stats.max_inflight, self.in_flight)
+        return reply
+
+    def _done(self, payload: dict[str, Any] | None) -> None:
+        with self._lock:
+            self.in_flight -= 1
+            if payload is not None:
+                self.stats.answered(payload)
+            self.stats.last_done = time.perf_counter()
+
+    def judge_texts(self, body: dict[str, Any], n: int) -> tuple[list[str], list[bool]]:
+        """The healthy judge's answers for ``n`` choices, and which were cut off."""
+        prompt = prompt_text(body)
+        marker = SCORE_MARKER.search(prompt)
+        score = int(marker.group(1)) if marker else self.default_score
+        temperature = body.get("temperature")
+        cot = RUBRIC_FORM in prompt and not prompt.rstrip().endswith(SCORE_ONLY)
+        bound = output_bound(body)
+        texts, cut = [], []
+        for index in range(n):
+            k = score
+            if isinstance(temperature, int | float) and temperature > 0:
+                digest = hashlib.sha256(f"{prompt}\x00{index}".encode()).digest()
+                k = min(5, max(1, score + _DRAWS[digest[0] % len(_DRAWS)]))
+            text = (
+                f"The reply names the user's feeling and responds to it.\nScore: {k}"
+                if cot
+                else str(k)
+            )
+            if self.ramble:
+                words = (RAMBLE * self.ramble).split()[: self.ramble]
+                text = " ".join(words) + " " + text
+            tokens = tokens_of(text)
+            stopped = bound is not None and len(tokens) > int(bound)
+            texts.append("".join(tokens[: int(bound)]) if stopped else text)
+            cut.append(stopped)
+        return texts, cut
+
+    def answer(self, body: dict[str, Any], reply: Reply | None) -> dict[str, Any]:
+        """The JSON answer to a judge request."""
+        reply = reply or Reply()
+        if reply.respond is not None:
+            return reply.respond(body)
+        n = int(body.get("n") or 1) if self.kind == "openai" and not self.ignore_n else 1
+        cut = [False] * n
+        if reply.texts:
+            texts = [reply.texts[i % len(reply.texts)] for i in range(n)]
+        elif reply.text is not None:
+            texts = [reply.text] * n
+        else:
+            texts, cut = self.judge_texts(body, n)
+        model = str(body.get("model", "fake"))
+        prompt_tokens = count_tokens(prompt_text(body))
+        if self.kind == "openai":
+            want_logprobs = bool(body.get("logprobs")) and reply.logprobs
+            top = int(body.get("top_logprobs") or 0)
+            return openai_completion(
+                model, texts, want_logprobs, top, reply.refusal, cut, prompt_tokens
+            )
+        return anthropic_message(model, texts[0], reply.refusal, cut[0], prompt_tokens)
+
+
+def output_bound(body: dict[str, Any]) -> Any:
+    """The request's output bound (``max_completion_tokens``, else ``max_tokens``)."""
+    return body.get("max_completion_tokens", body.get("max_tokens"))
+
+
+def prompt_text(body: dict[str, Any]) -> str:
+    """All text of a request's messages (and system prompt), joined by newlines."""
+    parts: list[str] = []
+    system = body.get("system")
+    if isinstance(system, str):
+        parts.append(system)
+    elif isinstance(system, list):
+        parts.extend(str(b.get("text", "")) for b in system if isinstance(b, dict))
+    for message in body.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts.extend(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return "\n".join(parts)
 
 
 def count_tokens(text: str) -> int:
@@ -94,156 +405,300 @@ def count_tokens(text: str) -> int:
     return len(text.split())
 
 
-def pick_score(prompt: str, index: int, temperature: float) -> int:
-    """4 at temperature 0; otherwise a deterministic draw around 4 per choice."""
-    if temperature <= 0:
-        return 4
-    digest = hashlib.sha256(f"{prompt}\x00{index}".encode()).digest()
-    return (3, 4, 4, 5, 4, 3, 5, 4)[digest[0] % 8]
+def tokens_of(text: str) -> list[str]:
+    """Split text into tokens that concatenate back to it (words with leading space)."""
+    return re.findall(r"\s*\S+|\s+", text) or [""]
 
 
-def logprob_entry(token: str, score: int | None, top: int) -> dict[str, Any]:
-    """One logprobs content item; the score token gets alternatives over 1-5."""
-    if score is None:
-        alternatives = [(token, 0.0)]
-    else:
-        order = sorted(range(1, 6), key=lambda k: abs(k - score))
-        alternatives = [(str(k), math.log(p)) for k, p in zip(order, _SPREAD, strict=True)]
+def score_top_logprobs(token: str, top: int) -> list[dict[str, Any]]:
+    """Top logprobs at a token: a spread over 1-5 centred on a score token (padded with
+    filler tokens up to ``top``, as a real provider fills its list), else the token itself."""
+    stripped = token.strip()
+    if stripped in {"1", "2", "3", "4", "5"}:
+        shift = int(stripped) - 4
+        alternatives = []
+        for tok, logprob in SCORE_LOGPROBS.items():
+            k = int(tok) + shift
+            if 1 <= k <= 5:
+                alternatives.append((token.replace(stripped, str(k)), logprob))
+        alternatives.append((" Four", math.log(0.003)))
         prefix = token[: len(token) - len(token.lstrip())]
-        alternatives = [(prefix + t, lp) for t, lp in alternatives]
-        alternatives += [(f"{prefix}x{i}", -12.0 - i) for i in range(max(0, top - 5))]
-    first_logprob = alternatives[0][1]
+        filler = max(0, top - len(alternatives))
+        alternatives += [(f"{prefix}x{i}", -12.0 - i) for i in range(filler)]
+    else:
+        alternatives = [(token, -0.01)]
+    alternatives.sort(key=lambda item: -item[1])
+    return [
+        {"token": tok, "logprob": lp, "bytes": list(tok.encode())} for tok, lp in alternatives[:top]
+    ]
+
+
+def openai_completion(
+    model: str,
+    texts: list[str],
+    logprobs: bool,
+    top: int,
+    refusal: str | None,
+    cut: list[bool] | None = None,
+    prompt_tokens: int = 100,
+) -> dict[str, Any]:
+    """A chat.completion object with one choice per text (``cut``: stopped by the bound)."""
+    choices = []
+    completion_tokens = 0
+    for index, text in enumerate(texts):
+        tokens = tokens_of(text)
+        completion_tokens += len(tokens)
+        message: dict[str, Any] = {"role": "assistant", "content": text, "refusal": None}
+        if refusal is not None:
+            message = {"role": "assistant", "content": None, "refusal": refusal}
+        choice: dict[str, Any] = {
+            "index": index,
+            "message": message,
+            "finish_reason": "length" if cut and cut[index] else "stop",
+            "logprobs": None,
+        }
+        if logprobs and refusal is None:
+            content = []
+            for token in tokens:
+                alternatives = score_top_logprobs(token, max(top, 1))
+                chosen = next((a for a in alternatives if a["token"] == token), None)
+                content.append(
+                    {
+                        "token": token,
+                        "logprob": chosen["logprob"] if chosen else -0.5,
+                        "bytes": list(token.encode()),
+                        "top_logprobs": alternatives if top else [],
+                    }
+                )
+            choice["logprobs"] = {"content": content, "refusal": None}
+        choices.append(choice)
     return {
-        "token": token,
-        "logprob": first_logprob,
-        "bytes": list(token.encode()),
-        "top_logprobs": [
-            {"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in alternatives[:top]
-        ],
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 1700000000,
+        "model": model,
+        "choices": choices,
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+        "system_fingerprint": None,
     }
 
 
-def make_choice(
-    index: int, prompt: str, body: dict[str, Any], ramble: int = 0
-) -> tuple[dict[str, Any], int]:
-    """One completion choice and its output-token count.
+def anthropic_message(
+    model: str, text: str, refusal: str | None, cut: bool = False, prompt_tokens: int = 100
+) -> dict[str, Any]:
+    """A Messages API message answering with text (or a refusal)."""
+    stop = "refusal" if refusal is not None else "max_tokens" if cut else "end_turn"
+    return {
+        "id": "msg_fake",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [{"type": "text", "text": refusal if refusal is not None else text}],
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {"input_tokens": prompt_tokens, "output_tokens": len(tokens_of(text))},
+    }
 
-    A compliant judge writes the score (after a line of reasoning for a CoT prompt); with
-    ``ramble`` it first writes that many words whatever the prompt asks. The output stops
-    at the request's ``max_tokens`` / ``max_completion_tokens`` (``finish_reason: length``).
+
+def anthropic_events(message: dict[str, Any], error: str | None = None) -> bytes:
+    """A Messages API message as the server-sent events of a streamed answer.
+
+    With ``error``, the stream breaks off after ``message_start`` with an error event.
     """
-    temperature = float(body.get("temperature") if body.get("temperature") is not None else 1.0)
-    score = pick_score(prompt, index, temperature)
-    cot = not prompt.rstrip().endswith(SCORE_ONLY)
-    text = (
-        f"The reply names the user's feeling and responds to it.\nScore: {score}"
-        if cot
-        else str(score)
-    )
-    if ramble:
-        words = ("Let me weigh how well the reply meets the user's feelings. " * ramble).split()
-        text = " ".join(words[:ramble]) + " " + text
-    tokens = _TOKEN.findall(text)
-    limit = body.get("max_completion_tokens", body.get("max_tokens"))
-    finish = "stop"
-    scored_at = len(tokens) - 1
-    if limit is not None and len(tokens) > int(limit):
-        tokens, finish = tokens[: int(limit)], "length"
-        text = "".join(tokens)
-    choice: dict[str, Any] = {
-        "index": index,
-        "message": {"role": "assistant", "content": text, "refusal": None},
-        "finish_reason": finish,
-        "logprobs": None,
-    }
-    if body.get("logprobs"):
-        top = int(body.get("top_logprobs") or 0)
-        content = [
-            logprob_entry(tok, score if i == scored_at else None, top)
-            for i, tok in enumerate(tokens)
-        ]
-        choice["logprobs"] = {"content": content, "refusal": None}
-    return choice, len(tokens)
+    start = {**message, "content": [], "stop_reason": None, "stop_sequence": None}
+    events: list[tuple[str, dict[str, Any]]] = [("message_start", {"message": start})]
+    if error is not None:
+        events.append(("error", {"error": {"type": error, "message": f"fake {error}"}}))
+        return _sse(events)
+    for index, block in enumerate(message["content"]):
+        events.append(
+            ("content_block_start", {"index": index, "content_block": {**block, "text": ""}})
+        )
+        delta = {"type": "text_delta", "text": block["text"]}
+        events.append(("content_block_delta", {"index": index, "delta": delta}))
+        events.append(("content_block_stop", {"index": index}))
+    stop = {"stop_reason": message["stop_reason"], "stop_sequence": None}
+    events.append(("message_delta", {"delta": stop, "usage": message["usage"]}))
+    events.append(("message_stop", {}))
+    return _sse(events)
 
 
-def build_app(
-    latency: float, ignore_n: bool, stats: Stats, stop: asyncio.Event, ramble: int = 0
-) -> Any:
-    from aiohttp import web
+def _sse(events: list[tuple[str, dict[str, Any]]]) -> bytes:
+    return "".join(
+        f"event: {name}\ndata: {json.dumps({'type': name, **data})}\n\n" for name, data in events
+    ).encode()
 
-    async def completions(request: web.Request) -> web.Response:
-        now = time.perf_counter()
-        if stats.first_arrival is None:
-            stats.first_arrival = now
-        stats.inflight += 1
-        stats.max_inflight = max(stats.max_inflight, stats.inflight)
-        try:
-            body = await request.json()
-            messages = body.get("messages") or []
-            texts = [message_text(m) for m in messages]
-            prompt = texts[-1] if texts else ""
-            prompt_tokens = sum(count_tokens(t) for t in texts)
-            n = 1 if ignore_n else int(body.get("n") or 1)
-            stats.n_values[str(body.get("n"))] += 1
-            max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
-            stats.max_tokens_values[str(max_tokens)] += 1
-            if body.get("logprobs"):
-                stats.logprobs_requested += 1
-            stats.top_logprobs_values[str(body.get("top_logprobs"))] += 1
-            if latency > 0:
-                await asyncio.sleep(latency)
-            choices = [make_choice(i, prompt, body, ramble) for i in range(n)]
-            completion_tokens = sum(c[1] for c in choices)
-            stats.calls += 1
-            stats.prompt_tokens += prompt_tokens
-            stats.completion_tokens += completion_tokens
-            stats.max_completion_tokens_per_call = max(
-                stats.max_completion_tokens_per_call, completion_tokens
-            )
-            stats.choices += n
-            payload = {
-                "id": f"chatcmpl-bench{stats.calls}",
-                "object": "chat.completion",
-                "created": int(time.time()),
-                "model": body.get("model", "gpt-4o-mini"),
-                "choices": [c[0] for c in choices],
-                "usage": {
-                    "prompt_tokens": prompt_tokens,
-                    "completion_tokens": completion_tokens,
-                    "total_tokens": prompt_tokens + completion_tokens,
-                },
-                "system_fingerprint": None,
+
+def error_body(kind: Kind, status: int) -> dict[str, Any]:
+    if kind == "openai":
+        kinds = {429: "rate_limit_exceeded", 500: "server_error", 503: "server_error"}
+        return {
+            "error": {
+                "message": f"fake error {status}",
+                "type": kinds.get(status, "invalid_request_error"),
+                "param": None,
+                "code": kinds.get(status),
             }
-            return web.json_response(payload)
-        finally:
-            stats.inflight -= 1
-            stats.last_done = time.perf_counter()
-
-    async def get_stats(request: web.Request) -> web.Response:
-        return web.json_response(stats.as_dict())
-
-    async def reset(request: web.Request) -> web.Response:
-        stats.reset()
-        return web.json_response({"ok": True})
-
-    async def shutdown(request: web.Request) -> web.Response:
-        stop.set()
-        return web.json_response({"ok": True})
-
-    async def other(request: web.Request) -> web.Response:
-        stats.other_paths[f"{request.method} {request.path}"] += 1
-        return web.json_response({"error": {"message": "not found"}}, status=404)
-
-    app = web.Application(client_max_size=64 * 1024 * 1024)
-    app.router.add_post("/v1/chat/completions", completions)
-    app.router.add_get("/stats", get_stats)
-    app.router.add_post("/reset", reset)
-    app.router.add_post("/shutdown", shutdown)
-    app.router.add_route("*", "/{tail:.*}", other)
-    return app
+        }
+    kinds = {429: "rate_limit_error", 500: "api_error", 503: "api_error", 529: "overloaded_error"}
+    return {
+        "type": "error",
+        "error": {"type": kinds.get(status, "invalid_request_error"), "message": f"fake {status}"},
+    }
 
 
-async def serve(
+def expected_logprob_score(score: int = DEFAULT_SCORE) -> float:
+    """The G-Eval value the healthy fake judge's logprobs give for a score."""
+    shift = score - 4
+    mass = {int(t) + shift: math.exp(lp) for t, lp in SCORE_LOGPROBS.items()}
+    mass = {k: p for k, p in mass.items() if 1 <= k <= 5}
+    total = sum(mass.values())
+    return sum(k * p for k, p in mass.items()) / total
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    """Threaded server whose slow handlers do not hold up shutdown, and that can abort."""
+
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 1024
+    """Room for every connection of a benchmark opening at once (a full backlog drops SYNs)."""
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
+        self._aborted: set[int] = set()
+
+    def abort(self, connection: socket.socket) -> None:
+        """Close this connection without the usual FIN (see ``shutdown_request``)."""
+        self._aborted.add(id(connection))
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hung up (timed out, was reset) is expected here; others are not."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        if id(request) in self._aborted:
+            self._aborted.discard(id(request))
+            request.close()  # SO_LINGER 0 is set: the kernel sends RST
+            return
+        super().shutdown_request(request)
+
+
+def _handler_for(server: FakeServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            return  # keep test and benchmark output quiet
+
+        def do_GET(self) -> None:  # noqa: N802
+            if server.control and self.path == "/stats":
+                self._send(200, json.dumps(server.stats_dict()).encode())
+                return
+            self._unknown()
+
+        def do_POST(self) -> None:  # noqa: N802
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            path = self.path.split("?")[0]
+            if server.control and path in ("/reset", "/shutdown"):
+                if path == "/reset":
+                    server.clear()
+                else:
+                    server.shutdown_requested.set()
+                self._send(200, b'{"ok": true}')
+                return
+            if path != server.path:
+                self._unknown(raw)
+                return
+            try:
+                body = json.loads(raw or b"{}")
+            except json.JSONDecodeError:
+                self._send(400, json.dumps(error_body(server.kind, 400)).encode())
+                return
+            reply = server._take(self.path, body)
+            payload: dict[str, Any] | None = None
+            try:
+                payload = self._answer(body, raw, reply)
+            finally:
+                server._done(payload)
+
+        def _answer(
+            self, body: dict[str, Any], raw: bytes, reply: Reply | None
+        ) -> dict[str, Any] | None:
+            """Answer a judge request; the completion sent, if one was."""
+            delay = server.latency if reply is None or reply.delay is None else reply.delay
+            if delay and server._stopping.wait(delay):
+                return None
+            if reply is not None and reply.reset:
+                self._reset()
+                return None
+            if reply is not None and reply.body is not None:
+                self._send(reply.status, reply.body, reply.headers)
+                return None
+            if reply is not None and reply.status != 200:
+                data = json.dumps(error_body(server.kind, reply.status)).encode()
+                self._send(reply.status, data, reply.headers)
+                return None
+            headers = reply.headers if reply else {}
+            if body.get("stream"):
+                if server.kind != "anthropic":
+                    self._unknown(raw, why="streaming is not supported")
+                    return None
+                payload = server.answer(body, reply)
+                events = anthropic_events(payload, reply.stream_error if reply else None)
+                self._send(200, events, headers, "text/event-stream")
+                return payload
+            payload = server.answer(body, reply)
+            self._send(200, json.dumps(payload).encode(), headers)
+            return payload
+
+        def _unknown(self, raw: bytes = b"", why: str = "unknown path") -> None:
+            with server._lock:
+                server.unknown.append(f"{self.command} {self.path} ({why})")
+            self._send(404, json.dumps(error_body(server.kind, 404)).encode())
+
+        def _send(
+            self,
+            status: int,
+            data: bytes,
+            headers: dict[str, str] | None = None,
+            content_type: str = "application/json",
+        ) -> None:
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(data)))
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+                self.wfile.flush()
+            except OSError:
+                self.close_connection = True  # the client gave up (e.g. timed out)
+
+        def _reset(self) -> None:
+            """Abort the connection: SO_LINGER 0, and a close without FIN sends a TCP RST."""
+            self.close_connection = True
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            server._httpd.abort(self.connection)
+
+        def finish(self) -> None:
+            try:
+                super().finish()
+            except OSError:
+                pass
+
+    return Handler
+
+
+def serve(
     port: int,
     latency: float,
     ignore_n: bool,
@@ -251,34 +706,23 @@ async def serve(
     max_lifetime: float,
     ramble: int = 0,
 ) -> None:
-    from aiohttp import web
-
-    stats = Stats()
-    stop = asyncio.Event()
-    app = build_app(latency, ignore_n, stats, stop, ramble)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", port, backlog=1024)
-    await site.start()
-    bound = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    print(f"PORT {bound}", flush=True)
+    """Run the OpenAI fake as a process until ``/shutdown``, idleness or its lifetime."""
+    server = FakeServer("openai", port, latency, ignore_n, ramble, control=True)
+    print(f"PORT {server.port}", flush=True)
     started = last_seen = time.monotonic()
-    seen_calls = -1
-    while not stop.is_set():
-        try:
-            await asyncio.wait_for(stop.wait(), timeout=0.5)
-        except TimeoutError:
-            pass
+    seen = -1
+    while not server.shutdown_requested.wait(0.5):
         now = time.monotonic()
-        if stats.calls != seen_calls or stats.inflight:
-            seen_calls, last_seen = stats.calls, now
+        calls = server.stats.calls
+        if calls != seen or server.in_flight:
+            seen, last_seen = calls, now
         if now - last_seen > idle_exit or now - started > max_lifetime:
             break
-    await runner.cleanup()
+    server.stop()
 
 
 class FakeOpenAI:
-    """Run the fake server in a child process (context manager)."""
+    """Run the fake OpenAI server in a child process (context manager)."""
 
     def __init__(
         self,
@@ -357,7 +801,7 @@ class FakeOpenAI:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description="The fake OpenAI judge server on its own.")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency", type=float, default=0.2, help="seconds per request")
     parser.add_argument("--ignore-n", action="store_true", help="always return one choice")
@@ -367,11 +811,7 @@ def main() -> None:
     parser.add_argument("--idle-exit", type=float, default=120.0)
     parser.add_argument("--max-lifetime", type=float, default=1800.0)
     args = parser.parse_args()
-    asyncio.run(
-        serve(
-            args.port, args.latency, args.ignore_n, args.idle_exit, args.max_lifetime, args.ramble
-        )
-    )
+    serve(args.port, args.latency, args.ignore_n, args.idle_exit, args.max_lifetime, args.ramble)
 
 
 if __name__ == "__main__":

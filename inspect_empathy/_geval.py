@@ -28,7 +28,8 @@ _BPE_SPACES = str.maketrans({"Ġ": " ", "▁": " ", "Ċ": "\n"})
 Method = Literal["auto", "logprobs", "samples", "parse"]
 METHODS: tuple[str, ...] = ("auto", "logprobs", "samples", "parse")
 TOP_LOGPROBS = 20
-DEFAULT_SAMPLES = 20
+DEFAULT_COMPLETIONS = 20
+"""Completions per dialog for the ``samples`` method (G-Eval used 20)."""
 MAX_TOKENS = 8
 """Default output bound for score-only answers: room for "Score: 4" (G-Eval used 5)."""
 MAX_TOKENS_COT = 512
@@ -36,7 +37,7 @@ MAX_TOKENS_COT = 512
 LOW_MASS = 0.5
 """A logprobs score whose five score tokens held less probability than this is low-mass."""
 MIN_PARSED = 0.5
-"""Default minimum share of the requested samples that must hold a valid score."""
+"""Default minimum share of the requested completions that must hold a valid score."""
 _MAX_LOGPROB = 1e-3
 
 
@@ -244,7 +245,7 @@ def judge_samples(
 ) -> Judgement:
     """G-Eval score estimated from n sampled completions: the mean of parsed scores.
 
-    Unscored when fewer than ``min_parsed`` of the ``n`` requested samples hold a
+    Unscored when fewer than ``min_parsed`` of the ``n`` requested completions hold a
     valid score; a score from fewer than all ``n`` is marked ``partial``.
     """
     texts = [choice_text(c) for c in choices[:n]]
@@ -274,11 +275,11 @@ def judge_samples(
         details["partial"] = True
     raw = texts[0] if texts else ""
     if not parsed:
-        reason = f"none of {len(texts)} samples held a valid score"
+        reason = f"none of {len(texts)} completions held a valid score"
         return Judgement(None, "samples", raw, reason=reason, details=details)
     if len(parsed) < min_parsed * n:
         reason = (
-            f"only {len(parsed)} of {n} samples held a valid score "
+            f"only {len(parsed)} of {n} completions held a valid score "
             f"(at least {min_parsed:.0%} needed)"
         )
         return Judgement(None, "samples", raw, reason=reason, details=details)
@@ -295,18 +296,19 @@ def judge_samples(
 def judge_output(
     output: ModelOutput,
     method: Method,
-    samples: int,
+    completions: int,
     cot: bool,
     low_mass: str = "keep",
     min_parsed: float = MIN_PARSED,
 ) -> Judgement:
-    """Turn a judge's output into a G-Eval judgement with the chosen method."""
+    """Turn a judge's output into a G-Eval judgement with the chosen method
+    (``completions``: how many completions the ``samples`` method reads)."""
     choices = [c for c in output.choices if c.message is not None]
     if not choices:
         reason = output.error or "the judge returned no completion"
         return Judgement(None, method, "", reason=reason)
     if method == "samples":
-        return judge_samples(choices, cot, samples, min_parsed)
+        return judge_samples(choices, cot, completions, min_parsed)
     choice = choices[0]
     text = choice_text(choice)
     problem = refusal_reason(choice) or cut_off_reason(choice, cot)
@@ -340,26 +342,27 @@ def judge_output(
     )
 
 
-def check_method(method: str, samples: int = DEFAULT_SAMPLES) -> None:
-    """Raise a one-line ``ValueError`` for an unknown method or a sample count below 1."""
+def check_method(method: str, completions: int = DEFAULT_COMPLETIONS) -> None:
+    """Raise a one-line ``ValueError`` for an unknown method or, for ``samples``, a
+    completion count below 1."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
-    if method == "samples" and (isinstance(samples, bool) or samples < 1):
-        raise ValueError(f"samples must be at least 1, not {samples!r}")
+    if method == "samples" and (isinstance(completions, bool) or completions < 1):
+        raise ValueError(f"completions must be at least 1, not {completions!r}")
 
 
 def method_config(
-    method: Method, samples: int = DEFAULT_SAMPLES, cot: bool = False
+    method: Method, completions: int = DEFAULT_COMPLETIONS, cot: bool = False
 ) -> GenerateConfig:
     """Generation settings a method needs (explicit user settings take precedence).
 
     Every method bounds the output: `MAX_TOKENS` for score-only answers,
     `MAX_TOKENS_COT` with ``cot``.
     """
-    check_method(method, samples)
+    check_method(method, completions)
     bound = MAX_TOKENS_COT if cot else MAX_TOKENS
     if method == "samples":
-        return GenerateConfig(num_choices=samples, temperature=1.0, max_tokens=bound)
+        return GenerateConfig(num_choices=completions, temperature=1.0, max_tokens=bound)
     if method == "parse":
         return GenerateConfig(temperature=0.0, max_tokens=bound)
     return GenerateConfig(
@@ -418,17 +421,18 @@ async def generate_judgement(
     model: Model,
     prompt: list[ChatMessage],
     method: Method,
-    samples: int,
+    completions: int,
     cot: bool,
     low_mass: str = "keep",
     min_parsed: float = MIN_PARSED,
 ) -> tuple[Judgement, ModelOutput]:
-    """Ask a judge model for its rating and score it with the chosen method."""
-    config = method_config(method, samples, cot).merge(explicit_config(model.config))
+    """Ask a judge model for its rating and score it with the chosen method
+    (``completions``: how many the ``samples`` method asks for)."""
+    config = method_config(method, completions, cot).merge(explicit_config(model.config))
     output = await model.generate(prompt, config=config)
-    if method == "samples" and output.choices and len(output.choices) < samples:
-        output = await complete_choices(model, prompt, output, samples, config, config.seed)
-    return judge_output(output, method, samples, cot, low_mass, min_parsed), output
+    if method == "samples" and output.choices and len(output.choices) < completions:
+        output = await complete_choices(model, prompt, output, completions, config, config.seed)
+    return judge_output(output, method, completions, cot, low_mass, min_parsed), output
 
 
 def explicit_config(config: GenerateConfig) -> GenerateConfig:

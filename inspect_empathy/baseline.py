@@ -28,7 +28,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from ._rubric import CONTINUATION_INDENT, rubric_template
+from ._rubric import CONTINUATION_INDENT, PLACEHOLDER, ROLE_LABELS, rubric_template
 
 JUDGES = ("lexicon", "length")
 SIGMA = 0.6
@@ -129,30 +129,34 @@ class DialogView:
 
     user: str
     reply: str
+    cot: bool = False
+    """The prompt is the rubric's reasoning variant (reasoning first, then the score)."""
 
 
 def read_rubric_prompt(prompt: str) -> DialogView | None:
-    """The last USER and BOT turns of a rendered rubric prompt, or None if it is not one."""
-    template = rubric_template(False)
-    head = template.split("{{Dialog}}")[0]
-    if not prompt.startswith(head):
-        return None
-    body = prompt[len(head) :]
-    end = body.rfind("\n\n\nEvaluation Form")
-    if end < 0:
-        return None
+    """The last user and bot turns of a rendered rubric prompt (either variant), or None
+    if it is not one. The rubric's text and labels come from `_rubric`, as rendered."""
+    for cot in (False, True):
+        head, _, tail = rubric_template(cot).partition(PLACEHOLDER)
+        if prompt.startswith(head) and prompt.endswith(tail):
+            return _view(prompt[len(head) : len(prompt) - len(tail)], cot)
+    return None
+
+
+def _view(dialog: str, cot: bool) -> DialogView | None:
+    user, bot = (f"{ROLE_LABELS[role]}: " for role in ("user", "bot"))
     turns: list[tuple[str, list[str]]] = []
-    for line in body[:end].split("\n"):
+    for line in dialog.split("\n"):
         if line.startswith(CONTINUATION_INDENT) and turns:
             turns[-1][1].append(line.strip())
-        elif line.startswith(("USER: ", "BOT: ")):
-            label, _, text = line.partition(": ")
-            turns.append((label, [text]))
-    reply = next((t for label, t in reversed(turns) if label == "BOT"), None)
+        elif line.startswith((user, bot)):
+            label = user if line.startswith(user) else bot
+            turns.append((label, [line[len(label) :]]))
+    reply = next((t for label, t in reversed(turns) if label == bot), None)
     if reply is None:
         return None
-    users = [t for label, t in turns if label == "USER"]
-    return DialogView(user=" ".join(users[-1]) if users else "", reply=" ".join(reply))
+    users = [t for label, t in turns if label == user]
+    return DialogView(user=" ".join(users[-1]) if users else "", reply=" ".join(reply), cot=cot)
 
 
 def words(text: str) -> list[str]:
@@ -229,7 +233,7 @@ def pick(dist: dict[int, float], temperature: float, seed: str) -> int:
 
 
 def judge_choice(
-    view: DialogView, judge: str, cot: bool, temperature: float, seed: str, logprobs: bool
+    view: DialogView, judge: str, temperature: float, seed: str, logprobs: bool
 ) -> ChatCompletionChoice:
     raw, cues = lexicon_score(view) if judge == "lexicon" else length_score(view)
     dist = distribution(raw)
@@ -243,7 +247,7 @@ def judge_choice(
         ],
     )
     tokens: list[Logprob] = []
-    if cot:
+    if view.cot:
         reasoning = f"Cues in the reply: {', '.join(cues) or 'none'}.\nScore: "
         tokens.append(Logprob(token=reasoning, logprob=0.0, top_logprobs=[]))
     tokens.append(score_token)
@@ -274,7 +278,8 @@ def reply_choice(messages: list[ChatMessage], judge: str) -> ChatCompletionChoic
 
 
 class EmpathyBaselineAPI(ModelAPI):
-    """Model API for the offline baseline judges."""
+    """Model API for the offline baseline judges (``judge``: ``lexicon`` or ``length``,
+    the model name; a subclass may serve one of them under another name)."""
 
     def __init__(
         self,
@@ -290,6 +295,7 @@ class EmpathyBaselineAPI(ModelAPI):
                 f"unknown baseline judge {model_name!r}: use "
                 + " or ".join(f"empathy_baseline/{j}" for j in JUDGES)
             )
+        self.judge = model_name
 
     def max_connections(self) -> int:
         return 64
@@ -306,14 +312,12 @@ class EmpathyBaselineAPI(ModelAPI):
         n = config.num_choices or 1
         temperature = 1.0 if config.temperature is None else config.temperature
         if view is None:
-            choices = [reply_choice(input, self.model_name)]
+            choices = [reply_choice(input, self.judge)]
         else:
-            cot = not prompt.rstrip().endswith("(return score ONLY):")
             choices = [
                 judge_choice(
                     view,
-                    self.model_name,
-                    cot,
+                    self.judge,
                     temperature,
                     f"{prompt}\x00{i}",
                     bool(config.logprobs),

@@ -29,7 +29,7 @@ from inspect_ai.util import collect, warn_once
 from . import _summary  # noqa: F401  (registers the end-of-task scoring summary)
 from ._compat import PrerequisiteError
 from ._geval import (
-    DEFAULT_SAMPLES,
+    DEFAULT_COMPLETIONS,
     MIN_PARSED,
     Judgement,
     Method,
@@ -75,7 +75,7 @@ logger = logging.getLogger(__name__)
 )
 def empathy_scorer(
     method: Method = "auto",
-    samples: int = DEFAULT_SAMPLES,
+    completions: int | None = None,
     cot: bool = False,
     model: str | Model | list[str | Model] | None = None,
     model_role: str | ModelRole | dict[str, Any] = "grader",
@@ -85,6 +85,7 @@ def empathy_scorer(
     min_parsed: float = MIN_PARSED,
     group_by: str | None = None,
     calibration: str | None = None,
+    samples: int | None = None,
 ) -> Scorer:
     """Rate the last assistant reply for empathetical responding, 1-5, G-Eval style.
 
@@ -97,10 +98,12 @@ def empathy_scorer(
 
     Args:
       method: ``logprobs`` (probability-weighted score from the score token's
-        top logprobs), ``samples`` (mean of ``samples`` sampled scores),
-        ``parse`` (the integer the judge wrote) or ``auto`` (logprobs when the
-        judge returns them, else parse, announced once in the terminal).
-      samples: Number of completions for the ``samples`` method.
+        top logprobs), ``samples`` (mean of the scores in ``completions`` sampled
+        completions), ``parse`` (the integer the judge wrote) or ``auto``
+        (logprobs when the judge returns them, else parse, announced once in
+        the terminal).
+      completions: Number of sampled completions per reply for the ``samples``
+        method (default 20).
       cot: Use the rubric variant that asks for brief reasoning before the score.
       model: Judge model, or a list of models for a panel (a comma-separated
         string also makes a panel). Takes precedence over ``model_role``.
@@ -115,20 +118,23 @@ def empathy_scorer(
       low_mass: ``keep`` (default) or ``unscored``: what becomes of a logprobs
         score whose score tokens held less than half the probability (always
         counted in the ``low_mass`` metric).
-      min_parsed: For ``samples``: the share of the requested samples that must
+      min_parsed: For ``samples``: the share of the requested completions that must
         hold a valid score (default 0.5); below it the reply is unscored.
       group_by: Sample metadata field (e.g. ``emotion``) to report the mean,
         stderr and share >= 4 of each group by.
       calibration: A calibration file (``inspect-empathy calibrate``): each score
         is mapped onto the human scale with it; the uncalibrated score stays in
         the Score's metadata (``uncalibrated``), with the map (``calibration``).
+      samples: Deprecated alias of ``completions`` (warns once; an error when it
+        disagrees with ``completions``).
     """
-    check_options(method, samples, low_mass, min_parsed)
+    n = completions_option(completions, samples)
+    check_options(method, n, low_mass, min_parsed)
     if aggregate not in ("mean", "median"):
         raise ValueError(f"aggregate must be 'mean' or 'median', not {aggregate!r}")
     role = _as_role(model_role)
     explicit = _explicit_judges(model)
-    options = JudgeOptions(method, samples, cot, low_mass, float(min_parsed))
+    options = JudgeOptions(method, n, cot, low_mass, float(min_parsed))
     calibrate = calibrator(calibration)
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -183,13 +189,42 @@ def empathy_scorer(
     return score
 
 
+def completions_option(
+    completions: int | None, samples: int | None, prefix: str = ""
+) -> int:
+    """The number of completions for the ``samples`` method, from ``completions`` or its
+    deprecated alias ``samples`` (which warns once, naming ``completions``).
+
+    Both given with different values is an `OptionError`; neither gives
+    `DEFAULT_COMPLETIONS`. ``prefix`` leads the messages (``-T ``).
+    """
+    if samples is None:
+        return DEFAULT_COMPLETIONS if completions is None else completions
+    if completions is not None and completions != samples:
+        raise OptionError(
+            f"{prefix}completions={completions!r} and {prefix}samples={samples!r} disagree: "
+            "samples is the old name of completions; give completions only"
+        )
+    if prefix not in _deprecation_said:
+        _deprecation_said.add(prefix)
+        logger.warning(
+            f"{prefix}samples is deprecated: use {prefix}completions instead (the number of "
+            "sampled completions per dialog for method=samples); samples will be removed."
+        )
+    return samples
+
+
+_deprecation_said: set[str] = set()
+"""The prefixes whose ``samples`` deprecation warning was given (once per process)."""
+
+
 def check_options(
-    method: str, samples: int, low_mass: str, min_parsed: float, prefix: str = ""
+    method: str, completions: int, low_mass: str, min_parsed: float, prefix: str = ""
 ) -> None:
     """Refuse bad scoring options with one plain line (`OptionError`, a ValueError that
     ``inspect eval`` prints without a traceback); ``prefix`` leads the message (``-T ``)."""
     try:
-        check_method(method, samples)
+        check_method(method, completions)
     except ValueError as ex:
         raise OptionError(f"{prefix}{ex}") from None
     if low_mass not in ("keep", "unscored"):
@@ -236,7 +271,7 @@ class JudgeOptions:
     """How a judge's answer is asked for and read (the scorer's G-Eval options)."""
 
     method: Method
-    samples: int
+    completions: int
     cot: bool
     low_mass: LowMass
     min_parsed: float
@@ -386,7 +421,7 @@ async def _judge_with(
         model,
         prompt,
         options.method,
-        options.samples,
+        options.completions,
         options.cot,
         options.low_mass,
         options.min_parsed,
@@ -397,7 +432,11 @@ async def _judge_with(
 async def _judge_own_output(state: TaskState, options: JudgeOptions) -> Judgement:
     """Judge mode: the model under evaluation already answered the rubric prompt."""
     output = state.output
-    if options.method == "samples" and output.choices and len(output.choices) < options.samples:
+    if (
+        options.method == "samples"
+        and output.choices
+        and len(output.choices) < options.completions
+    ):
         # providers without num_choices: top up with further calls to the same judge,
         # which inherit the run's settings (temperature, max_tokens, ...) as generate() did
         model = get_model()
@@ -405,13 +444,18 @@ async def _judge_own_output(state: TaskState, options: JudgeOptions) -> Judgemen
             model,
             _prompt_messages(state.messages),
             output,
-            options.samples,
+            options.completions,
             GenerateConfig(),
             model.config.seed,
         )
         state.output = output
     judgement = judge_output(
-        output, options.method, options.samples, options.cot, options.low_mass, options.min_parsed
+        output,
+        options.method,
+        options.completions,
+        options.cot,
+        options.low_mass,
+        options.min_parsed,
     )
     announce_fallback(str(state.model), judgement)
     return judgement

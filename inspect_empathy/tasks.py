@@ -12,7 +12,7 @@ from inspect_ai.solver import Solver, generate
 from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
 from ._compat import PrerequisiteError, active_model
-from ._geval import DEFAULT_SAMPLES, MIN_PARSED, Method, method_config
+from ._geval import MIN_PARSED, Method, method_config
 from .dataset import DatasetError, OnInvalid, load_dialogs, skipped_summary
 from .errors import OptionError
 from .reducer import empathy_mean
@@ -20,6 +20,7 @@ from .scorer import (
     Aggregate,
     LowMass,
     check_options,
+    completions_option,
     empathy_scorer,
     load_calibration,
     missing_grader_message,
@@ -53,7 +54,7 @@ the list shows the id, the human rating (target), the judge's answer and its sco
 def empathy(
     dataset: str = "default",
     method: Method = "auto",
-    samples: int = DEFAULT_SAMPLES,
+    completions: int | None = None,
     cot: bool = False,
     shuffle: bool = False,
     format: str | None = None,
@@ -63,6 +64,7 @@ def empathy(
     low_mass: LowMass = "keep",
     min_parsed: float = MIN_PARSED,
     calibration: str | None = None,
+    samples: int | None = None,
 ) -> Task:
     """Judge mode: the model under evaluation rates each dialog's last bot reply (1-5).
 
@@ -70,7 +72,7 @@ def empathy(
       dataset: Bundled dataset name, a dialog file or folder, ``hf:OWNER/NAME``,
         or a YAML/JSON dataset spec file.
       method: G-Eval scoring: ``auto``, ``logprobs``, ``samples`` or ``parse``.
-      samples: Completions per dialog for ``method=samples``.
+      completions: Sampled completions per dialog for ``method=samples`` (default 20).
       cot: Ask for brief reasoning before the score.
       shuffle: Shuffle the samples.
       format: The dataset's format where it cannot be inferred (``jsonl``, ``csv``,
@@ -86,11 +88,13 @@ def empathy(
         user message; about 1.2x the CPU, see docs/performance.md).
       low_mass: ``keep`` or ``unscored``: logprobs scores whose score tokens held
         under half the probability (always counted in the ``low_mass`` metric).
-      min_parsed: ``samples``: least share of the samples that must hold a score.
+      min_parsed: ``samples``: least share of the completions that must hold a score.
       calibration: A calibration file (``inspect-empathy calibrate``) that maps
         the judge's scores onto the human scale (raw scores kept beside them).
+      samples: Deprecated alias of ``completions`` (warns once).
     """
-    check_options(method, samples, low_mass, min_parsed, prefix="-T ")
+    n = completions_option(completions, samples, prefix="-T ")
+    check_options(method, n, low_mass, min_parsed, prefix="-T ")
     provenance = calibration_provenance(calibration)
     if input not in ("dialog", "prompt"):
         raise PrerequisiteError(f"input must be 'dialog' or 'prompt', not {input!r}")
@@ -105,14 +109,14 @@ def empathy(
         solver=[judge_generate()] if prompted else [empathy_prompt(cot=cot), judge_generate()],
         scorer=empathy_scorer(
             method=method,
-            samples=samples,
+            completions=n,
             cot=cot,
             from_output=True,
             low_mass=low_mass,
             min_parsed=min_parsed,
             calibration=calibration,
         ),
-        config=method_config(method, samples, cot),
+        config=method_config(method, n, cot),
         epochs=Epochs(1, empathy_mean()),
         headline_metric=HeadlineMetric(metric=HEADLINE_METRIC) if rated else None,
         viewer=JUDGE_VIEW if prompted else None,
@@ -151,7 +155,7 @@ def empathy_response(
     dataset: str = "default",
     system_prompt: str | None = None,
     grader_method: Method = "auto",
-    samples: int = DEFAULT_SAMPLES,
+    completions: int | None = None,
     cot: bool = False,
     self_grading: bool = False,
     group_by: str | None = None,
@@ -163,6 +167,7 @@ def empathy_response(
     low_mass: LowMass = "keep",
     min_parsed: float = MIN_PARSED,
     calibration: str | None = None,
+    samples: int | None = None,
 ) -> Task:
     """Response mode: the model under evaluation writes the reply; a grader rates it (1-5).
 
@@ -177,7 +182,8 @@ def empathy_response(
       system_prompt: System prompt for the model under evaluation (text, or a
         path to a text file).
       grader_method: G-Eval scoring: ``auto``, ``logprobs``, ``samples`` or ``parse``.
-      samples: Grader completions per reply for ``grader_method=samples``.
+      completions: Grader completions per reply for ``grader_method=samples``
+        (default 20).
       cot: Ask the grader for brief reasoning before the score.
       self_grading: Allow the model under evaluation to grade its own replies
         when no grader is bound (biased; refused otherwise).
@@ -190,11 +196,13 @@ def empathy_response(
       max_turns: Keep only the last N turns of each dialog (with a marker).
       low_mass: ``keep`` or ``unscored``: logprobs scores whose score tokens held
         under half the probability (always counted in the ``low_mass`` metric).
-      min_parsed: ``samples``: least share of the samples that must hold a score.
+      min_parsed: ``samples``: least share of the completions that must hold a score.
       calibration: A calibration file (``inspect-empathy calibrate``) that maps
         the grader's scores onto the human scale (raw scores kept beside them).
+      samples: Deprecated alias of ``completions`` (warns once).
     """
-    check_options(grader_method, samples, low_mass, min_parsed, prefix="-T ")
+    n = completions_option(completions, samples, prefix="-T ")
+    check_options(grader_method, n, low_mass, min_parsed, prefix="-T ")
     provenance = calibration_provenance(calibration)
     if not self_grading and grader_unbound_now(GRADER_ROLE):
         raise PrerequisiteError(missing_grader_message(GRADER_ROLE, SELF_GRADING_HINT))
@@ -219,7 +227,7 @@ def empathy_response(
         solver=solvers,
         scorer=empathy_scorer(
             method=grader_method,
-            samples=samples,
+            completions=n,
             cot=cot,
             model_role=ModelRole(GRADER_ROLE, required=not self_grading),
             aggregate=aggregate,

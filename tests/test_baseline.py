@@ -35,6 +35,22 @@ def test_reads_the_last_turns_of_a_rendered_prompt() -> None:
     assert read_rubric_prompt("Write me a poem.") is None
 
 
+@pytest.mark.parametrize("cot", [False, True])
+def test_reads_the_prompt_as_the_rubric_renders_it(
+    cot: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The baseline takes the rubric's labels and text from `_rubric`, not copies of them:
+    relabelled turns are still read, and the variant comes from the rubric's own forms."""
+    from inspect_empathy._rubric import ROLE_LABELS
+
+    monkeypatch.setitem(ROLE_LABELS, "user", "PERSON")
+    monkeypatch.setitem(ROLE_LABELS, "bot", "AGENT")
+    prompt = prompt_for(WARM, cot)
+    assert "PERSON: " in prompt and "USER: " not in prompt
+    assert read_rubric_prompt(prompt) == DialogView(user=USER, reply=WARM, cot=cot)
+    assert read_rubric_prompt(prompt[:-5]) is None  # the rubric's end cut off: not a prompt
+
+
 def test_lexicon_prefers_warm_over_cold() -> None:
     warm, warm_cues = lexicon_score(DialogView(USER, WARM))
     cold, cold_cues = lexicon_score(DialogView(USER, COLD))

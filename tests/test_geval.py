@@ -156,7 +156,7 @@ def test_method_config() -> None:
     assert method_config("parse").logprobs is None
     with pytest.raises(ValueError, match="method"):
         method_config("vibes")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="samples"):
+    with pytest.raises(ValueError, match="completions must be at least 1"):
         method_config("samples", 0)
 
 

@@ -344,7 +344,7 @@ def test_samples_method_uses_n_and_skips_junk_choices(
 ) -> None:
     """One request with ``n=5`` per dialog; junk choices are dropped from the mean."""
     openai_server.script(Reply(texts=["4", "3", "no idea", "9", "5"]), when=KEY)
-    log = run(empathy(dataset=str(FIXTURE), method="samples", samples=5), OPENAI, tmp_path)
+    log = run(empathy(dataset=str(FIXTURE), method="samples", completions=5), OPENAI, tmp_path)
     result = complete(log)
     assert result[TARGET] == ("scored", pytest.approx(4.0))  # mean of 4, 3, 5
     assert openai_server.count() == len(IDS)
@@ -356,10 +356,10 @@ def test_samples_method_uses_n_and_skips_junk_choices(
 
 
 def test_samples_method_tops_up_without_n(anthropic_server: FakeServer, tmp_path: Path) -> None:
-    """Anthropic has no ``n``: the scorer asks again until it has ``samples`` answers,
+    """Anthropic has no ``n``: the scorer asks again until it has ``completions`` answers,
     and a transient 500 in between does not add or lose one."""
     anthropic_server.script(Reply(status=500), when=KEY, times=1)
-    log = run(empathy(dataset=str(FIXTURE), method="samples", samples=3), ANTHROPIC, tmp_path)
+    log = run(empathy(dataset=str(FIXTURE), method="samples", completions=3), ANTHROPIC, tmp_path)
     result = complete(log)
     assert all(outcome == ("scored", 4.0) for outcome in result.values())
     assert log.samples is not None

@@ -490,7 +490,7 @@ def test_samples_top_ups_keep_settings_vary_the_seed_and_run_concurrently(
     openai_server.script(Reply(respond=one_choice_by_seed, delay=0.3))
     data = write_dialogs(tmp_path / "d.jsonl", ["one"])
     [log] = eval(
-        empathy(dataset=str(data), method="samples", samples=5),
+        empathy(dataset=str(data), method="samples", completions=5),
         model=OPENAI,
         log_dir=str(tmp_path / "logs"),
         display="none",
@@ -518,7 +518,7 @@ def test_samples_top_ups_in_response_mode_keep_the_graders_settings(
     data = write_dialogs(tmp_path / "d.jsonl", ["one"])
     eval(
         "inspect_empathy/empathy_response",
-        task_args={"dataset": str(data), "grader_method": "samples", "samples": 4},
+        task_args={"dataset": str(data), "grader_method": "samples", "completions": 4},
         model="empathy_baseline/lexicon",
         model_roles={"grader": grader},
         log_dir=str(tmp_path / "logs"),
@@ -537,14 +537,14 @@ def test_samples_need_a_minimum_share_of_valid_scores(
     openai_server.script(Reply(texts=["4", "5", "junk", "4", "4", "5"]), when="Case most")
     data = write_dialogs(tmp_path / "d.jsonl", ["few", "most"])
     [log] = eval(
-        empathy(dataset=str(data), method="samples", samples=6),
+        empathy(dataset=str(data), method="samples", completions=6),
         model=OPENAI,
         log_dir=str(tmp_path / "logs"),
         display="none",
     )
     scores = {str(s.id): s.scores["empathy_scorer"] for s in log.samples or []}  # type: ignore[index]
     assert math.isnan(scores["few"].value)  # type: ignore[arg-type]
-    assert "only 1 of 6 samples" in scores["few"].metadata["unscored_reason"]
+    assert "only 1 of 6 completions" in scores["few"].metadata["unscored_reason"]
     assert scores["most"].value == pytest.approx(4.4)
     assert scores["most"].metadata["partial"] is True
     assert log.results is not None
@@ -634,7 +634,7 @@ def test_scorer_metrics_stay_with_the_scorer_in_a_suite(tmp_path: Path) -> None:
     ("option", "message"),
     [
         ("method=bogus", "method must be one of"),
-        ("samples=0", "samples must be at least 1"),
+        ("completions=0", "completions must be at least 1"),
     ],
 )
 def test_bad_scoring_options_are_one_line_errors(
@@ -643,7 +643,7 @@ def test_bad_scoring_options_are_one_line_errors(
     import subprocess
     import sys
 
-    extra = ["-T", "method=samples"] if option.startswith("samples") else []
+    extra = ["-T", "method=samples"] if option.startswith("completions") else []
     result = subprocess.run(
         [sys.executable, "-m", "inspect_ai", "eval", "inspect_empathy/empathy"]
         + ["--model", "empathy_baseline/lexicon", "-T", option, *extra]

@@ -147,7 +147,7 @@ def test_dataset_without_ratings_shows_only_judge_metrics(tmp_path: Path) -> Non
 @pytest.mark.parametrize("method", ["samples", "parse", "logprobs"])
 def test_every_method_runs_offline_with_the_baseline(tmp_path: Path, method: str) -> None:
     [log] = eval(
-        empathy(method=method, samples=5), model="empathy_baseline/lexicon", limit=10,
+        empathy(method=method, completions=5), model="empathy_baseline/lexicon", limit=10,
         log_dir=str(tmp_path), display="none",
     )  # fmt: skip
     assert log.status == "success"
@@ -242,7 +242,7 @@ def test_samples_top_up_resends_exactly_the_prompt_the_judge_got(tmp_path: Path)
     outputs = [judge_output({k: 1.0}) for k in "435423"]
     model = get_model("mockllm/model", custom_outputs=outputs)
     [log] = eval(
-        empathy(dataset=str(dataset), method="samples", samples=3), model=model,
+        empathy(dataset=str(dataset), method="samples", completions=3), model=model,
         log_dir=str(tmp_path), display="none",
     )  # fmt: skip
     assert log.status == "success"

@@ -1,8 +1,8 @@
 """Fixture logs for the comparison tests, made by real in-process evals (offline models).
 
-``cmpfix/<name>`` is a test model API that judges like the offline lexicon baseline
-but can refuse chosen dialogs (no usable score: unscored) or fail on them (an
-exception: the sample errors, as an HTTP 500 would).
+``cmpfix/<name>`` is the offline lexicon baseline (`EmpathyBaselineAPI`, reused, not
+copied) under a name of its own, that can refuse chosen dialogs (no usable score:
+unscored) or fail on them (an exception: the sample errors, as an HTTP 500 would).
 """
 
 from __future__ import annotations
@@ -13,14 +13,7 @@ from typing import Any
 
 from inspect_ai import eval, score
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
-from inspect_ai.model import (
-    ChatMessage,
-    GenerateConfig,
-    ModelAPI,
-    ModelOutput,
-    ModelUsage,
-    modelapi,
-)
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsage, modelapi
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from inspect_empathy.baseline import EmpathyBaselineAPI
@@ -35,8 +28,9 @@ LENGTH = "empathy_baseline/length"
 
 
 @modelapi(name="cmpfix")
-class FixtureJudgeAPI(ModelAPI):
-    """Judges like the lexicon baseline; ``refuse`` / ``fail`` hold reply texts to refuse / fail."""
+class FixtureJudgeAPI(EmpathyBaselineAPI):
+    """The lexicon baseline named ``model_name``; ``refuse`` / ``fail`` hold reply texts to
+    refuse / fail."""
 
     def __init__(
         self,
@@ -48,13 +42,10 @@ class FixtureJudgeAPI(ModelAPI):
         fail: list[str] | None = None,
         **model_args: Any,
     ) -> None:
-        super().__init__(model_name, base_url, api_key, [], config)
-        self.inner = EmpathyBaselineAPI("lexicon", config=config)
+        super().__init__("lexicon", base_url, api_key, config)
+        self.model_name = model_name
         self.refuse = list(refuse or [])
         self.fail = list(fail or [])
-
-    def max_connections(self) -> int:
-        return 16
 
     async def generate(
         self,
@@ -70,10 +61,7 @@ class FixtureJudgeAPI(ModelAPI):
             output = ModelOutput.from_content(self.model_name, "I cannot rate this dialog.")
             output.usage = ModelUsage(input_tokens=50, output_tokens=6, total_tokens=56)
             return output
-        output = await self.inner.generate(input, tools, tool_choice, config)
-        assert isinstance(output, ModelOutput)
-        output.model = self.model_name
-        return output
+        return await super().generate(input, tools, tool_choice, config)
 
 
 def records(path: Path = JUDGES_JSONL) -> list[dict[str, Any]]:
