@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 import math
+import os
 import re
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -113,10 +116,45 @@ def truncate_turns(turns: list[Turn], max_turns: int | None) -> tuple[list[Turn]
     return [Turn("user", left_out_marker(left_out)), *turns[-max_turns:]], left_out
 
 
+class _MessageIds:
+    """Message ids: a random prefix per process and a counter, unique like Inspect's uuids.
+
+    Inspect gives a message without an id a fresh ``shortuuid`` (about 10 us each,
+    two thirds of building a message); one random prefix and a counter cost nothing.
+    A forked child draws a new prefix.
+    """
+
+    def __init__(self) -> None:
+        self.reset()
+        os.register_at_fork(after_in_child=self.reset)
+
+    def reset(self) -> None:
+        self.prefix = uuid.uuid4().hex[:16]
+        self.counter = itertools.count()
+
+    def __call__(self) -> str:
+        return f"{self.prefix}{next(self.counter):x}"
+
+
+message_id = _MessageIds()
+
+
 def turn_message(turn: Turn) -> ChatMessage:
+    """A chat message for a turn: user, or assistant for the bot."""
     if turn.role == "user":
-        return ChatMessageUser(content=turn.content)
-    return ChatMessageAssistant(content=turn.content)
+        return ChatMessageUser(content=turn.content, id=message_id())
+    return ChatMessageAssistant(content=turn.content, id=message_id())
+
+
+def _sample(
+    id: str, input: str | list[ChatMessage], target: str, metadata: dict[str, Any]
+) -> Sample:
+    """A sample of checked parts, without pydantic validating them again (every field set,
+    as `Sample` sets them: about 8 us saved of a sample's 13)."""
+    return Sample.model_construct(
+        input=input, choices=None, target=target, id=id, description=None, metadata=metadata,
+        sandbox=None, files=None, setup=None, checkpoint=None,
+    )  # fmt: skip
 
 
 def record_to_sample(
@@ -158,12 +196,7 @@ def record_to_sample(
     if prompt_cot is not None:
         metadata["reply_words"] = reply_words(turns[-1].content)
         metadata[JUDGE_PROMPT_KEY] = True
-        return Sample(
-            id=record.id,
-            input=render_prompt(render_dialog(turns), prompt_cot),
-            target=target,
-            metadata=metadata,
-        )
+        return _sample(record.id, render_prompt(render_dialog(turns), prompt_cot), target, metadata)
     # the dialog as the judge would see it (response mode: with the reference reply)
     metadata = {"transcript": render_dialog(turns), **metadata}
     if cut_reply:
@@ -176,9 +209,4 @@ def record_to_sample(
         turns = turns[:-1]
         if not turns:
             raise ValueError(f"dialog {record.id!r} has no user turn before the reply")
-    return Sample(
-        id=record.id,
-        input=[turn_message(turn) for turn in turns],
-        target=target,
-        metadata=metadata,
-    )
+    return _sample(record.id, [turn_message(turn) for turn in turns], target, metadata)

@@ -276,6 +276,32 @@ def _close(turns: list[Turn], role: str, label: str, first: str, more: list[str]
     turns.append(Turn(role, content))  # type: ignore[arg-type]
 
 
+def _known_lines(text: str, cache: Mapping[str, str]) -> list[Turn] | None:
+    """The turns of a transcript whose every line opens a turn with a label seen before.
+
+    The common shape, read without the checks of the full parser; None for anything
+    else (a new label, a continuation or blank line, an empty turn, a carriage return),
+    which `parse_transcript` then reads line by line: same turns, same errors.
+    """
+    if "\r" in text:
+        return None
+    turns: list[Turn] = []
+    last = ""
+    for line in text.split("\n"):
+        head, sep, rest = line.partition(":")
+        role = cache.get(head) if sep else None
+        if role is None:
+            return None
+        content = rest.strip()
+        if not content:
+            return None
+        if role == last:
+            content = turns.pop().content + "\n" + content
+        turns.append(Turn(role, content))  # type: ignore[arg-type]
+        last = role
+    return turns
+
+
 def parse_transcript(
     text: str,
     roles: Mapping[str, str] = DEFAULT_ROLES,
@@ -295,6 +321,10 @@ def parse_transcript(
     """
     if cache is None:
         cache = {}
+    elif seen is None:
+        fast = _known_lines(text, cache)
+        if fast is not None:
+            return fast
     turns: list[Turn] = []
     role = label = first = ""
     more: list[str] | None = None

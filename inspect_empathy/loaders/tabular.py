@@ -37,6 +37,7 @@ from typing import Any
 from .._rubric import Turn
 from ..dialogs import DialogRecord
 from ..errors import DatasetError
+from ._pandas_csv import pandas_rows
 from ._validate import (
     DEFAULT_ROLES,
     EMPTY_DIALOG,
@@ -325,8 +326,11 @@ class Dialect:
 
 def csv_rows(
     path: Path, report: LoadReport, delimiter: str | Dialect = ","
-) -> Iterator[tuple[int, list[str]]]:
+) -> Iterator[tuple[int, Sequence[str]]]:
     """(line, values) for each non-blank row, header first; a broken file is reported.
+
+    A well-formed file in the default dialect is read by pandas' C parser
+    (`_pandas_csv.pandas_rows`), anything else by the ``csv`` module: same rows.
 
     Only regular files are opened. A parse error ends the read with a problem at its
     line; cells listed in the dialect's ``na_values`` read as empty (missing).
@@ -335,6 +339,11 @@ def csv_rows(
     if csv.field_size_limit() < FIELD_LIMIT:
         csv.field_size_limit(FIELD_LIMIT)
     check_regular_file(path)
+    fast = pandas_rows(path, dialect.delimiter, dialect.quotechar, dialect.escapechar,
+                       not dialect.na_values and dialect.encoding == "utf-8-sig")  # fmt: skip
+    if fast is not None:
+        yield from fast
+        return
     try:
         file = path.open(encoding=dialect.encoding, newline="")
     except OSError as ex:
