@@ -9,7 +9,7 @@ import pytest
 from inspect_empathy import DatasetError, load_dialogs
 from inspect_empathy.dataset import skipped_summary
 from inspect_empathy.loaders import infer_format
-from inspect_empathy.loaders._validate import LoadReport
+from inspect_empathy.loaders._problems import LoadReport
 from inspect_empathy.loaders.empathetic_dialogues import parse_selfeval, records_from_utterances
 from inspect_empathy.loaders.ieval import parse_chat_log
 

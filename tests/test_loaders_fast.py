@@ -11,7 +11,9 @@ from inspect_empathy import load_dialogs
 from inspect_empathy.dialogs import DialogRecord, record_to_sample
 from inspect_empathy.loaders import tabular
 from inspect_empathy.loaders._pandas_csv import pandas_rows
-from inspect_empathy.loaders._validate import LoadReport, parse_transcript, role_map
+from inspect_empathy.loaders._problems import LoadReport
+from inspect_empathy.loaders._roles import role_map
+from inspect_empathy.loaders._transcript import parse_transcript
 
 PLAIN = (
     'id,transcript,rating\r\n'
@@ -120,7 +122,7 @@ def test_known_lines_parse_as_the_full_parser(text: str) -> None:
 
 def test_known_lines_keep_errors(tmp_path: Path) -> None:
     roles, cache = role_map(None), {"User": "user", "Bot": "bot"}
-    from inspect_empathy.loaders._validate import RecordProblem
+    from inspect_empathy.loaders._problems import RecordProblem
 
     for text in ("User: a\nBot:   ", "User: a\nRobot: b", "User a\nBot: b"):
         with pytest.raises(RecordProblem) as fast:

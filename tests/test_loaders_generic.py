@@ -6,7 +6,9 @@ from pathlib import Path
 import pytest
 
 from inspect_empathy import DatasetError, load_dialogs
-from inspect_empathy.loaders._validate import RecordProblem, parse_transcript, role_map
+from inspect_empathy.loaders._problems import RecordProblem
+from inspect_empathy.loaders._roles import role_map
+from inspect_empathy.loaders._transcript import parse_transcript
 
 FIXTURES = Path(__file__).parent / "fixtures" / "loaders"
 
