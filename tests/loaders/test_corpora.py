@@ -5,6 +5,7 @@ import types
 from pathlib import Path
 
 import pytest
+from loader_helpers import FIXTURES, by_id
 
 from inspect_empathy import DatasetError, load_dialogs
 from inspect_empathy.dataset import skipped_summary
@@ -12,12 +13,6 @@ from inspect_empathy.loaders import infer_format
 from inspect_empathy.loaders._problems import LoadReport
 from inspect_empathy.loaders.empathetic_dialogues import parse_selfeval, records_from_utterances
 from inspect_empathy.loaders.ieval import parse_chat_log
-
-FIXTURES = Path(__file__).parent / "fixtures" / "loaders"
-
-
-def by_id(dataset) -> dict:
-    return {sample.id: sample for sample in dataset}
 
 
 @pytest.mark.parametrize(
