@@ -138,3 +138,19 @@ def test_message_ids_are_set_and_unique() -> None:
     record = DialogRecord("r", [Turn("user", "a"), Turn("bot", "b")], 3.0)
     ids = [m.id for _ in range(3) for m in record_to_sample(record).input]  # type: ignore[union-attr]
     assert all(isinstance(i, str) and i for i in ids) and len(set(ids)) == len(ids)
+
+
+def test_cells_stay_text_as_the_csv_module_reads_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "cells.tsv"
+    path.write_text("a\tb\tc\td\te\tf\nTrue\t1e5\tnan\tNULL\t007\t  x \n", encoding="utf-8")
+    fast = pandas_rows(path, "\t", '"', None, True)
+    assert fast is not None
+    rows = [(line, list(values)) for line, values in fast]
+    assert rows[1] == (2, ["True", "1e5", "nan", "NULL", "007", "  x "])
+    with monkeypatch.context() as patch:
+        patch.setattr(tabular, "pandas_rows", lambda *args: None)
+        report = LoadReport(str(path), "tsv")
+        slow = [(line, list(values)) for line, values in tabular.csv_rows(path, report, "\t")]
+    assert rows == slow
