@@ -9,7 +9,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from ..dialogs import EMPTY_DIALOG, NO_BOT_REPLY, DialogRecord, RecordProblem
+from ..dialogs import EMPTY_DIALOG as EMPTY_DIALOG  # re-exported: every kind named here
+from ..dialogs import NO_BOT_REPLY as NO_BOT_REPLY
+from ..dialogs import DialogRecord
+from ..dialogs import RecordProblem as RecordProblem
 
 # Problem kinds: the key is stable (tests, summaries), the label reads well in a log.
 UNREADABLE = "unreadable file"
@@ -28,9 +31,6 @@ PROBLEM_LIMIT = 20
 
 Located = tuple[str, DialogRecord]
 """A record with where it came from (``file:line`` or ``file: record N``)."""
-
-__all__ = ["EMPTY_DIALOG", "NO_BOT_REPLY", "RecordProblem"]
-
 
 @dataclass(frozen=True, slots=True)
 class Problem:
