@@ -119,7 +119,8 @@ def child(kind: str, path: str) -> None:
         # collector paused as load_dialogs pauses it
         import gc
 
-        from inspect_empathy.loaders._validate import parse_transcript, role_map
+        from inspect_empathy.loaders._roles import role_map
+        from inspect_empathy.loaders._transcript import parse_transcript
 
         roles, cache = role_map(CSV_MAPPING["roles"]), {}  # type: ignore[var-annotated]
         gc.disable()

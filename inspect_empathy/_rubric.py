@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
-from typing import Literal
 
 from inspect_ai.model import ChatMessage
+
+from .dialogs import Turn, merge_consecutive
 
 PLACEHOLDER = "{{Dialog}}"
 """The only slot in the seed rubric."""
@@ -17,14 +17,6 @@ SCORE_ONLY_FORM = "Evaluation Form (return score ONLY):"
 
 ROLE_LABELS: dict[str, str] = {"user": "USER", "bot": "BOT"}
 CONTINUATION_INDENT = "    "
-
-
-@dataclass(frozen=True)
-class Turn:
-    """One turn of a dialog: who spoke (``user`` or ``bot``) and what they said."""
-
-    role: Literal["user", "bot"]
-    content: str
 
 
 @cache
@@ -93,13 +85,3 @@ def turns_from_messages(messages: list[ChatMessage]) -> tuple[list[Turn], list[s
                 turns.append(Turn("bot", message.text))
     return merge_consecutive(turns), notes
 
-
-def merge_consecutive(turns: list[Turn]) -> list[Turn]:
-    """Join consecutive turns of the same speaker into one turn."""
-    merged: list[Turn] = []
-    for turn in turns:
-        if merged and merged[-1].role == turn.role:
-            merged[-1] = Turn(turn.role, merged[-1].content + "\n" + turn.content)
-        else:
-            merged.append(turn)
-    return merged

@@ -1,19 +1,21 @@
-"""Dialog records: the common shape every dataset source is mapped onto."""
+"""The record model: dialog turns and records, the sample metadata keys, and the rules
+every dialog follows (same-side turns joined, the last turn the bot's).
+
+Every dataset source is mapped onto `DialogRecord`. Loaders, rendering (`_rubric`),
+samples (`_samples`), the scorer and the metrics import from here; this module imports
+neither rendering nor Inspect.
+"""
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-from inspect_ai.dataset import Sample
-from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser
-
-from ._rubric import Turn, render_dialog, render_prompt
+from typing import Any, Literal
 
 Scale = tuple[float, float]
+"""A rating scale: (min, max)."""
 
 _WORD = re.compile(r"\w+(?:'\w+)?")
 
@@ -33,6 +35,59 @@ JUDGE_PROMPT_KEY = "judge_prompt"
 """Sample metadata key, True on judge-mode samples: the messages are the rubric prompt
 (the sample input itself, or the `empathy_prompt` solver's swap), not a conversation."""
 
+HUMAN_RAW_KEY = "human_rating_raw"
+"""Sample metadata key: the human rating as given, on its own scale."""
+
+TRANSCRIPT_KEY = "transcript"
+"""Sample metadata key: the dialog rendered as the judge sees it (chat-message samples)."""
+
+REFERENCE_REPLY_KEY = "reference_reply"
+"""Sample metadata key (response mode): the dataset's own bot reply, cut off the input."""
+
+REFERENCE_RATING_KEY = "reference_rating"
+"""Sample metadata key (response mode): the human rating of the reference reply, on 1-5."""
+
+REPLY_WORDS_KEY = "reply_words"
+"""Sample metadata key (judge mode): the judged reply's length in words."""
+
+TRAILING_KEY = "trailing_user_turns_cut"
+"""Sample metadata key: how many trailing user turns ``trailing_user: cut`` cut."""
+
+MISSING_RATERS_KEY = "raters_missing"
+"""Sample metadata key: the raters with no rating for this dialog."""
+
+LOADER_KEYS = frozenset({HUMAN_RATINGS_KEY, MISSING_RATERS_KEY, TRAILING_KEY})
+"""Reserved keys the loaders set on a record's metadata."""
+
+SAMPLE_KEYS = frozenset({HUMAN_KEY, HUMAN_RAW_KEY, HUMAN_SCALE_KEY, TRANSCRIPT_KEY,
+                         REFERENCE_REPLY_KEY, REFERENCE_RATING_KEY, LEFT_OUT_KEY,
+                         REPLY_WORDS_KEY, JUDGE_PROMPT_KEY})  # fmt: skip
+"""Reserved keys set when a record becomes a sample (`_samples.record_to_sample`)."""
+
+RESERVED_METADATA = SAMPLE_KEYS | LOADER_KEYS
+"""Sample metadata keys the plugin sets; data can never set them (a clash is a problem)."""
+
+# problem kinds of the dialog rules: the key is stable (tests, summaries)
+EMPTY_DIALOG = "empty dialog"
+NO_BOT_REPLY = "dialog does not end with a bot turn"
+
+
+class RecordProblem(Exception):
+    """One invalid record, raised while mapping it and collected by the loader."""
+
+    def __init__(self, kind: str, detail: str) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One turn of a dialog: who spoke (``user`` or ``bot``) and what they said."""
+
+    role: Literal["user", "bot"]
+    content: str
+
 
 @dataclass(slots=True)
 class DialogRecord:
@@ -47,6 +102,73 @@ class DialogRecord:
     rating: float | None = None
     scale: Scale = (1.0, 5.0)
     metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def add_turn(turns: list[Turn], role: str, content: str) -> None:
+    """Append a turn, joining it to the previous one (a newline between) when the same
+    side speaks again: the one joining of same-side turns."""
+    if turns and turns[-1].role == role:
+        turns[-1] = Turn(role, turns[-1].content + "\n" + content)  # type: ignore[arg-type]
+    else:
+        turns.append(Turn(role, content))  # type: ignore[arg-type]
+
+
+def merge_consecutive(turns: list[Turn]) -> list[Turn]:
+    """Join consecutive turns of the same speaker into one turn."""
+    merged: list[Turn] = []
+    for turn in turns:
+        if merged and merged[-1].role == turn.role:
+            add_turn(merged, turn.role, turn.content)
+        else:
+            merged.append(turn)
+    return merged
+
+
+def bot_end(turns: list[Turn]) -> int:
+    """How many turns lead up to the last bot turn (0 when the bot never speaks)."""
+    end = len(turns)
+    while end and turns[end - 1].role != "bot":
+        end -= 1
+    return end
+
+
+def ends_with_bot(turns: list[Turn]) -> bool:
+    """Whether a dialog has turns and the last is the bot's: the reply to rate."""
+    return bool(turns) and turns[-1].role == "bot"
+
+
+def end_with_bot(turns: list[Turn], cut: bool, labels: Iterable[str] = ()) -> int:
+    """Check a dialog ends with a bot turn, cutting trailing user turns when ``cut``.
+
+    Returns how many user turns were cut (``turns`` is shortened in place); raises a
+    RecordProblem when the dialog is empty, has no bot turn at all (naming the labels
+    seen, when there are any) or ends with the user and ``cut`` is off.
+    """
+    if not turns:
+        raise RecordProblem(EMPTY_DIALOG, "empty dialog")
+    if ends_with_bot(turns):
+        return 0
+    end = bot_end(turns)
+    if not end:
+        seen = list(dict.fromkeys(label.strip() for label in labels))
+        detail = "dialog does not end with a bot turn: it has no bot turn"
+        if seen:
+            detail += (
+                "; no line starts with a bot label; labels seen: "
+                + ", ".join(seen)
+                + " (name the bot's label in roles, e.g. roles: {"
+                + f"{seen[0]}: user, Helper: bot}})"
+            )
+        raise RecordProblem(NO_BOT_REPLY, detail)
+    if not cut:
+        raise RecordProblem(
+            NO_BOT_REPLY,
+            "dialog does not end with a bot turn (it ends with the user; "
+            "trailing_user: cut cuts trailing user turns)",
+        )
+    count = len(turns) - end
+    del turns[end:]
+    return count
 
 
 def reply_words(text: str) -> int:
@@ -113,72 +235,11 @@ def truncate_turns(turns: list[Turn], max_turns: int | None) -> tuple[list[Turn]
     return [Turn("user", left_out_marker(left_out)), *turns[-max_turns:]], left_out
 
 
-def turn_message(turn: Turn) -> ChatMessage:
-    if turn.role == "user":
-        return ChatMessageUser(content=turn.content)
-    return ChatMessageAssistant(content=turn.content)
+def __getattr__(name: str) -> Any:
+    """The sample builders' old home: ``from inspect_empathy.dialogs import record_to_sample``
+    still works (they live in `_samples`, which imports rendering and Inspect)."""
+    if name in ("record_to_sample", "turn_message"):
+        from . import _samples
 
-
-def record_to_sample(
-    record: DialogRecord,
-    cut_reply: bool = False,
-    max_turns: int | None = None,
-    prompt_cot: bool | None = None,
-) -> Sample:
-    """An Inspect sample for a dialog record.
-
-    With ``prompt_cot`` set (judge mode; the CoT variant when True) the input is
-    the rubric prompt itself, a plain string ready for ``generate()``, and the
-    metadata carries ``judge_prompt: True`` and the judged reply's length in
-    words (``reply_words``); the dialog lives only in the prompt. Otherwise the
-    input is the dialog as chat messages, with its rendering in ``transcript``.
-    With ``max_turns`` only the last turns are kept (see `truncate_turns`). With
-    ``cut_reply`` (response mode) the final bot reply is cut off and kept, with
-    its rating, in metadata. Every sample keeps the human rating on 1-5, the raw
-    rating and its scale, and the record's own metadata.
-    """
-    turns = record.turns
-    if not turns or turns[-1].role != "bot":
-        raise ValueError(f"dialog {record.id!r} does not end with a bot turn")
-    if cut_reply and prompt_cot is not None:
-        raise ValueError("a rubric-prompt input needs the bot reply: not with cut_reply")
-    turns, left_out = truncate_turns(turns, max_turns)
-    metadata: dict[str, Any] = {
-        HUMAN_KEY: None,
-        "human_rating_raw": record.rating,
-        HUMAN_SCALE_KEY: list(record.scale) if record.rating is not None else None,
-        **record.metadata,
-    }
-    if left_out:
-        metadata[LEFT_OUT_KEY] = left_out
-    if record.rating is not None:
-        metadata[HUMAN_KEY] = normalise_rating(record.rating, record.scale)
-    human = metadata[HUMAN_KEY]
-    target = f"{human:g}" if human is not None else ""
-    if prompt_cot is not None:
-        metadata["reply_words"] = reply_words(turns[-1].content)
-        metadata[JUDGE_PROMPT_KEY] = True
-        return Sample(
-            id=record.id,
-            input=render_prompt(render_dialog(turns), prompt_cot),
-            target=target,
-            metadata=metadata,
-        )
-    # the dialog as the judge would see it (response mode: with the reference reply)
-    metadata = {"transcript": render_dialog(turns), **metadata}
-    if cut_reply:
-        # the human rating belongs to the original reply, not to the one the
-        # model will write: keep it for reference, out of the agreement metrics
-        metadata["reference_reply"] = turns[-1].content
-        metadata["reference_rating"] = human
-        metadata[HUMAN_KEY] = None
-        target = ""
-        turns = turns[:-1]
-        if not turns:
-            raise ValueError(f"dialog {record.id!r} has no user turn before the reply")
-    return Sample(
-        id=record.id,
-        input=[turn_message(turn) for turn in turns],
-        target=target,
-        metadata=metadata,
-    )
+        return getattr(_samples, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

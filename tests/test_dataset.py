@@ -165,3 +165,37 @@ def test_spec_options_apply_when_the_task_leaves_them_unset(tmp_path: Path) -> N
     assert task.metadata["dataset"]["skipped_total"] == 3  # type: ignore[index]
     with pytest.raises(DatasetError, match="3 invalid record"):
         empathy(dataset=str(spec), on_invalid="fail")
+
+
+def test_default_sort_key_is_inspects_input_length() -> None:
+    """Our `input_length` measures as Inspect's own (private) ``sample_input_len``: this fails
+    loudly if Inspect changes how its datasets sort by default."""
+    from inspect_ai.dataset import Sample
+    from inspect_ai.dataset._dataset import sample_input_len
+
+    from inspect_empathy.dataset import input_length
+
+    dataset = load_dialogs(FIXTURES / "support_chats.yaml")
+    samples = [*dataset, Sample(input="a prompt"), *dataset.as_prompts()]
+    assert [input_length(s) for s in samples] == [sample_input_len(s) for s in samples]
+    lengths = [input_length(s) for s in dataset]
+    dataset.sort()
+    assert [input_length(s) for s in dataset] == sorted(lengths)
+
+
+def test_iterating_builds_every_sample_once_and_restores_the_collector() -> None:
+    import gc
+
+    from inspect_empathy import dataset as dataset_module
+
+    dataset = load_dialogs(FIXTURES / "support_chats.yaml")
+    first = dataset[1]
+    assert dataset._samples.count(None) == len(dataset) - 1  # one read, one built
+    old, dataset_module.BUILD_CHUNK = dataset_module.BUILD_CHUNK, 2
+    try:
+        assert gc.isenabled()
+        samples = list(dataset)
+        assert gc.isenabled() and samples[1] is first and None not in dataset._samples
+        assert [s.id for s in samples] == [r.id for r in dataset.records]
+    finally:
+        dataset_module.BUILD_CHUNK = old

@@ -220,3 +220,150 @@ def test_transcript_is_what_the_judge_sees_for_consecutive_turns() -> None:
     assert sample.metadata["transcript"] == "USER: one\n    two\nBOT: ok"
     turns, _ = turns_from_messages(sample.input)
     assert record_to_sample(record, prompt_cot=False).input == render_prompt(render_dialog(turns))
+
+
+# --- the record model: one module, imported by everything, importing neither rendering
+# nor Inspect --------------------------------------------------------------------------
+
+PACKAGE = Path(__file__).resolve().parent.parent / "inspect_empathy"
+
+
+def _imports(path: Path) -> set[str]:
+    """Modules a source file imports at module level (relative ones resolved)."""
+    import ast
+
+    package = ["inspect_empathy", *path.relative_to(PACKAGE).with_suffix("").parts]
+    package = package[:-1] if path.name != "__init__.py" else package[:-1]
+    found: set[str] = set()
+    for node in ast.parse(path.read_text("utf-8")).body:
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                module = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                module = node.module or ""
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def test_the_record_model_imports_neither_rendering_nor_inspect() -> None:
+    imported = _imports(PACKAGE / "dialogs.py")
+    assert not [m for m in imported if m.startswith(("inspect_ai", "inspect_empathy"))]
+
+
+def test_rendering_and_loaders_take_turns_from_the_record_model() -> None:
+    from inspect_empathy import _rubric, dialogs
+    from inspect_empathy.loaders import _transcript
+
+    assert _rubric.Turn is dialogs.Turn and _transcript.Turn is dialogs.Turn
+    assert _rubric.merge_consecutive is dialogs.merge_consecutive
+    for path in (PACKAGE / "loaders").glob("*.py"):
+        assert "inspect_empathy._rubric" not in _imports(path), path.name
+
+
+def test_loader_modules_import_one_way() -> None:
+    """No import circle among the package's modules (module-level imports)."""
+    modules = {
+        ".".join(["inspect_empathy", *p.relative_to(PACKAGE).with_suffix("").parts]).removesuffix(
+            ".__init__"
+        ): p
+        for p in PACKAGE.rglob("*.py")
+    }
+    graph = {name: {m for m in _imports(path) if m in modules and m != name}
+             for name, path in modules.items()}  # fmt: skip
+    # a package imports its submodules to re-export them: only module -> module edges count
+    for name in graph:
+        graph[name] = {m for m in graph[name] if not name.startswith(m + ".")}
+    state: dict[str, int] = {}
+
+    def visit(name: str, trail: list[str]) -> None:
+        state[name] = 1
+        for other in sorted(graph[name]):
+            if state.get(other) == 1:
+                raise AssertionError(" -> ".join([*trail, name, other]))
+            if other not in state:
+                visit(other, [*trail, name])
+        state[name] = 2
+
+    loaders = [n for n in graph if n.startswith("inspect_empathy.loaders") or n in (
+        "inspect_empathy.dialogs", "inspect_empathy._samples", "inspect_empathy.dataset",
+        "inspect_empathy._rubric")]  # fmt: skip
+    for name in sorted(loaders):
+        if name not in state:
+            visit(name, [])
+
+
+def test_old_import_path_of_the_sample_builder_still_works() -> None:
+    from inspect_empathy import _samples, dialogs
+
+    assert dialogs.record_to_sample is _samples.record_to_sample
+    with pytest.raises(AttributeError):
+        _ = dialogs.no_such_name
+
+
+def test_add_turn_joins_the_same_side_and_merge_consecutive_uses_it() -> None:
+    from inspect_empathy.dialogs import add_turn, merge_consecutive
+
+    turns: list[Turn] = []
+    for role, text in (("user", "a"), ("user", "b"), ("bot", "c"), ("bot", "d"), ("user", "e")):
+        add_turn(turns, role, text)
+    assert turns == [Turn("user", "a\nb"), Turn("bot", "c\nd"), Turn("user", "e")]
+    flat = [Turn("user", "a"), Turn("user", "b"), Turn("bot", "c"), Turn("bot", "d"),
+            Turn("user", "e")]  # fmt: skip
+    assert merge_consecutive(flat) == turns
+
+
+def test_one_end_with_bot_check() -> None:
+    from inspect_empathy.dialogs import (
+        EMPTY_DIALOG,
+        NO_BOT_REPLY,
+        RecordProblem,
+        bot_end,
+        end_with_bot,
+        ends_with_bot,
+    )
+
+    user, bot = Turn("user", "u"), Turn("bot", "b")
+    assert ends_with_bot([user, bot]) and not ends_with_bot([]) and not ends_with_bot([bot, user])
+    assert [bot_end(t) for t in ([], [user], [user, bot], [user, bot, user, user])] == [0, 0, 2, 2]
+    turns = [user, bot, user, user]
+    assert end_with_bot(turns, cut=True) == 2 and turns == [user, bot]
+    for turns, cut, kind in (([], True, EMPTY_DIALOG), ([user], True, NO_BOT_REPLY),
+                             ([user, bot, user], False, NO_BOT_REPLY)):  # fmt: skip
+        with pytest.raises(RecordProblem) as problem:
+            end_with_bot(list(turns), cut)
+        assert problem.value.kind == kind
+    with pytest.raises(RecordProblem, match="labels seen: Client"):
+        end_with_bot([user], False, ["Client"])
+    with pytest.raises(ValueError, match="does not end with a bot turn"):
+        record_to_sample(DialogRecord("x", [bot, user]))
+
+
+def test_reserved_metadata_keys_are_the_sample_and_loader_keys() -> None:
+    from inspect_empathy import dialogs
+    from inspect_empathy.loaders._text import check_data_metadata
+
+    assert dialogs.RESERVED_METADATA == dialogs.SAMPLE_KEYS | dialogs.LOADER_KEYS
+    assert dialogs.LOADER_KEYS == {"human_ratings", "raters_missing", "trailing_user_turns_cut"}
+    sample = record_to_sample(DialogRecord("x", DIALOG, 4.0, metadata={"topic": "t"}), max_turns=2)
+    assert set(sample.metadata or {}) - {"topic"} <= dialogs.SAMPLE_KEYS
+    prompt = record_to_sample(DialogRecord("x", DIALOG, 4.0), prompt_cot=False)
+    response = record_to_sample(DialogRecord("x", DIALOG, 4.0), cut_reply=True)
+    for built in (prompt, response):
+        assert set(built.metadata or {}) <= dialogs.SAMPLE_KEYS
+    for key in dialogs.RESERVED_METADATA:
+        with pytest.raises(dialogs.RecordProblem):
+            check_data_metadata({key: 1})
+
+
+def test_samples_are_built_as_inspect_builds_them() -> None:
+    """The checked parts go into the sample without revalidation: same fields, same values."""
+    from inspect_ai.dataset import Sample
+
+    built = record_to_sample(DialogRecord("x", DIALOG, 4.0, metadata={"topic": "t"}))
+    again = Sample(input=built.input, target=built.target, id=built.id, metadata=built.metadata)
+    assert built.model_fields_set == again.model_fields_set
+    assert built.model_dump() == again.model_dump()

@@ -15,7 +15,8 @@ from typing import Any
 
 from ..errors import DatasetError
 from . import empathetic_dialogues, empathetic_exchanges, epitome, esconv, ieval
-from ._validate import LoadReport, Located, check_regular_file
+from ._files import check_regular_file
+from ._problems import LoadReport, Located
 from .jsonl import load_json, load_jsonl, parse_json_file
 from .spec import SPEC_SUFFIXES, is_spec_object
 from .tabular import load_table

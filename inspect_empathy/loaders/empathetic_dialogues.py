@@ -19,10 +19,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from .._rubric import Turn
-from ..dialogs import DialogRecord
+from ..dialogs import HUMAN_RATINGS_KEY, DialogRecord, Turn, add_turn, bot_end
 from ..errors import DatasetError
-from ._validate import (
+from ._files import read_text
+from ._options import check_keys, unescape_empathetic_dialogues
+from ._problems import (
     BAD_VALUE,
     MISSING_FIELD,
     NO_BOT_REPLY,
@@ -30,13 +31,9 @@ from ._validate import (
     LoadReport,
     Located,
     RecordProblem,
-    add_turn,
-    check_keys,
-    parse_rating,
-    read_text,
-    split_lines,
-    unescape_empathetic_dialogues,
 )
+from ._ratings import parse_rating
+from ._transcript import split_lines
 
 FORMAT = "empathetic_dialogues"
 KEYS = ("rater", "split")
@@ -125,9 +122,7 @@ def _record(
         text = unescape_empathetic_dialogues(str(row.get("utterance") or "")).strip()
         if text:
             add_turn(turns, "user" if str(row.get("speaker_idx")) == first_speaker else "bot", text)
-    end = len(turns)
-    while end and turns[end - 1].role != "bot":
-        end -= 1
+    end = bot_end(turns)
     if not end:
         raise RecordProblem(NO_BOT_REPLY, "no listener reply in the conversation")
     first, second = parse_selfeval(ordered[0][1].get("selfeval"))
@@ -141,7 +136,7 @@ def _record(
         "situation": unescape_empathetic_dialogues(str(head.get("prompt") or "")).strip(),
         "conv_id": conv_id,
         # both raters' empathy ratings, as the ratings: [...] key keeps them
-        "human_ratings": {"first": first, "second": second},
+        HUMAN_RATINGS_KEY: {"first": first, "second": second},
     }
     if end < len(turns):
         metadata["speaker_turns_cut"] = len(turns) - end

@@ -13,20 +13,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .._rubric import Turn
-from ..dialogs import DialogRecord
+from ..dialogs import DialogRecord, Turn
 from ..errors import DatasetError
-from ._validate import (
-    BAD_VALUE,
-    MISSING_FIELD,
-    NO_BOT_REPLY,
-    LoadReport,
-    Located,
-    RecordProblem,
-    check_keys,
-    parse_rating,
-    unescape_empathetic_dialogues,
-)
+from ._options import check_keys, unescape_empathetic_dialogues
+from ._problems import BAD_VALUE, MISSING_FIELD, NO_BOT_REPLY, LoadReport, Located, RecordProblem
+from ._ratings import parse_rating
 from .tabular import csv_rows
 
 FORMAT = "empathetic_exchanges"

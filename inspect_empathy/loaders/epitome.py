@@ -21,19 +21,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .._rubric import Turn
-from ..dialogs import DialogRecord
+from ..dialogs import DialogRecord, Turn
 from ..errors import DatasetError
-from ._validate import (
-    EMPTY_DIALOG,
-    MISSING_FIELD,
-    NO_BOT_REPLY,
-    LoadReport,
-    Located,
-    RecordProblem,
-    check_keys,
-    parse_rating,
-)
+from ._options import check_keys
+from ._problems import EMPTY_DIALOG, MISSING_FIELD, NO_BOT_REPLY, LoadReport, Located, RecordProblem
+from ._ratings import parse_rating
 from .tabular import csv_rows
 
 FORMAT = "epitome"

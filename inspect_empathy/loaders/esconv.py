@@ -21,10 +21,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .._rubric import Turn
-from ..dialogs import DialogRecord
+from ..dialogs import DialogRecord, Turn, add_turn, ends_with_bot
 from ..errors import DatasetError
-from ._validate import (
+from ._options import check_keys
+from ._problems import (
     BAD_VALUE,
     EMPTY_DIALOG,
     MISSING_FIELD,
@@ -32,11 +32,9 @@ from ._validate import (
     LoadReport,
     Located,
     RecordProblem,
-    add_turn,
-    check_keys,
-    parse_rating,
-    parse_role,
 )
+from ._ratings import parse_rating
+from ._roles import parse_role
 from .jsonl import parse_json_file
 
 FORMAT = "esconv"
@@ -164,7 +162,7 @@ def _conversation_record(
         return None
     rating = parse_rating(raw, SCALE, "survey empathy")
     turns, cut = _turns(steps)
-    if not turns or turns[-1].role != "bot":
+    if not ends_with_bot(turns):
         raise RecordProblem(NO_BOT_REPLY, "no supporter turn in the dialog")
     metadata = _metadata(context, "conversation")
     metadata["seeker_turns_cut"] = cut
@@ -183,7 +181,7 @@ def _star_records(
                 raise RecordProblem(BAD_VALUE, "feedback star on a supporter turn")
             rating = parse_rating(star, SCALE, "feedback star")
             turns, seeker_cut = _turns(steps[:position])
-            if not turns or turns[-1].role != "bot":
+            if not ends_with_bot(turns):
                 raise RecordProblem(NO_BOT_REPLY, "no supporter reply before the feedback star")
         except RecordProblem as ex:
             report.problem(star_where, ex.kind, ex.detail)

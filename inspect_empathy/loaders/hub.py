@@ -16,7 +16,7 @@ from types import ModuleType
 from typing import Any
 
 from ..errors import DatasetError
-from ._validate import LoadReport, Located
+from ._problems import LoadReport, Located
 from .empathetic_dialogues import records_from_utterances
 from .esconv import load_esconv
 from .jsonl import json_options, records_from_objects

@@ -20,10 +20,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .._rubric import Turn
-from ..dialogs import DialogRecord
+from ..dialogs import DialogRecord, Turn, ends_with_bot
 from ..errors import DatasetError
-from ._validate import (
+from ._options import check_keys
+from ._problems import (
     BAD_VALUE,
     EMPTY_DIALOG,
     MISSING_FIELD,
@@ -31,10 +31,9 @@ from ._validate import (
     LoadReport,
     Located,
     RecordProblem,
-    check_keys,
-    parse_rating,
-    split_lines,
 )
+from ._ratings import parse_rating
+from ._transcript import split_lines
 from .jsonl import parse_json_file
 
 FORMAT = "ieval"
@@ -136,7 +135,7 @@ def _record(
     turns = parse_chat_log(log)
     if not turns:
         raise RecordProblem(EMPTY_DIALOG, "empty dialog")
-    if turns[-1].role != "bot":
+    if not ends_with_bot(turns):
         raise RecordProblem(NO_BOT_REPLY, "dialog does not end with a bot turn")
     scores: dict[str, float] = {}
     for key in ("EU", "ER"):

@@ -16,30 +16,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from .._rubric import Turn
-from ..dialogs import DialogRecord, Scale
+from ..dialogs import TRAILING_KEY, DialogRecord, Scale, Turn, add_turn, end_with_bot
 from ..errors import DatasetError
-from ._validate import (
-    BAD_JSON,
-    BAD_VALUE,
-    DEFAULT_ROLES,
-    MISSING_FIELD,
-    TRAILING_KEY,
-    LoadReport,
-    Located,
-    RecordProblem,
-    TextOptions,
-    check_data_metadata,
-    check_keys,
-    end_with_bot,
-    parse_rating,
-    parse_role,
-    parse_scale,
-    rater_metadata,
-    read_text,
-    record_id_text,
-    role_map,
-)
+from ._files import read_text
+from ._options import TextOptions, check_keys
+from ._problems import BAD_JSON, BAD_VALUE, MISSING_FIELD, LoadReport, Located, RecordProblem
+from ._ratings import parse_rating, parse_scale, rater_metadata
+from ._roles import DEFAULT_ROLES, parse_role, role_map
+from ._text import check_data_metadata, record_id_text
 
 KEYS = ("roles", "scale", "trailing_user", "unescape", "ratings", "rater_aggregate")
 ID_TYPES = (str, int)
@@ -99,10 +83,7 @@ def record_from_object(
         role = parse_role(label, roles)
         if not content:
             raise RecordProblem(BAD_VALUE, f"turn {index} has empty content")
-        if turns and turns[-1].role == role:
-            turns[-1] = Turn(role, turns[-1].content + "\n" + content)  # type: ignore[arg-type]
-        else:
-            turns.append(Turn(role, content))  # type: ignore[arg-type]
+        add_turn(turns, role, content)
     cut = end_with_bot(turns, text is not None and text.cut_trailing_user)
     if "scale" in obj:
         try:

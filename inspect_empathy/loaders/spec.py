@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DatasetError
-from ._validate import check_regular_file, read_text
+from ._files import check_regular_file, read_text
 
 SPEC_SUFFIXES = (".yaml", ".yml")
 MAX_SPEC_BYTES = 256 * 1024

@@ -34,31 +34,32 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._rubric import Turn
-from ..dialogs import DialogRecord
-from ..errors import DatasetError
-from ._validate import (
-    DEFAULT_ROLES,
-    EMPTY_DIALOG,
-    MISSING_FIELD,
+from ..dialogs import (
     RESERVED_METADATA,
     TRAILING_KEY,
+    DialogRecord,
+    Turn,
+    add_turn,
+    bot_end,
+    end_with_bot,
+    ends_with_bot,
+)
+from ..errors import DatasetError
+from ._files import check_regular_file, undecodable_line
+from ._options import TextOptions, check_keys
+from ._pandas_csv import pandas_rows
+from ._problems import (
+    EMPTY_DIALOG,
+    MISSING_FIELD,
+    RESERVED_KEY,
     UNREADABLE,
     LoadReport,
     Located,
     RecordProblem,
-    TextOptions,
-    add_turn,
-    check_keys,
-    check_regular_file,
-    end_with_bot,
-    parse_rating,
-    parse_scale,
-    parse_transcript,
-    rater_metadata,
-    role_map,
-    undecodable_line,
 )
+from ._ratings import parse_rating, parse_scale, rater_metadata
+from ._roles import DEFAULT_ROLES, role_map
+from ._transcript import parse_transcript
 
 BAD_CSV = "bad CSV"
 DIALECT_KEYS = ("delimiter", "quotechar", "escapechar", "na_values", "encoding")
@@ -146,7 +147,7 @@ class RowMapper:
         reserved = [n for n, _ in self.meta_cols if n in RESERVED_METADATA]
         if reserved:
             raise DatasetError(
-                f"{where}: {RESERVED_METADATA_PROBLEM}: column(s) "
+                f"{where}: {RESERVED_KEY}: column(s) "
                 f"{', '.join(map(repr, reserved))} would be copied into metadata under a key "
                 "only the plugin may set; rename them, or list the columns to keep with "
                 "metadata: [...]"
@@ -201,10 +202,10 @@ class RowMapper:
                     context, reply = unescape(context), unescape(reply)
                 turns = _context_turns(context, reply, roles, cache)
             cut = 0
-            if not turns or turns[-1].role != "bot":
+            if not ends_with_bot(turns):
                 # read the labels again only now, for the error message
                 seen: list[str] = []
-                if transcript_col is not None and not any(t.role == "bot" for t in turns):
+                if transcript_col is not None and not bot_end(turns):
                     parse_transcript(text, roles, cache, seen)
                 cut = end_with_bot(turns, cut_user, seen)
             rating = None
@@ -227,9 +228,6 @@ class RowMapper:
             return DialogRecord(record_id, turns, rating, scale, metadata)
 
         return record
-
-
-RESERVED_METADATA_PROBLEM = "reserved metadata key"
 
 
 def header_columns(header: Sequence[str], where: str) -> dict[str, int]:
@@ -325,8 +323,11 @@ class Dialect:
 
 def csv_rows(
     path: Path, report: LoadReport, delimiter: str | Dialect = ","
-) -> Iterator[tuple[int, list[str]]]:
+) -> Iterator[tuple[int, Sequence[str]]]:
     """(line, values) for each non-blank row, header first; a broken file is reported.
+
+    A well-formed file in the default dialect is read by pandas' C parser
+    (`_pandas_csv.pandas_rows`), anything else by the ``csv`` module: same rows.
 
     Only regular files are opened. A parse error ends the read with a problem at its
     line; cells listed in the dialect's ``na_values`` read as empty (missing).
@@ -335,6 +336,11 @@ def csv_rows(
     if csv.field_size_limit() < FIELD_LIMIT:
         csv.field_size_limit(FIELD_LIMIT)
     check_regular_file(path)
+    fast = pandas_rows(path, dialect.delimiter, dialect.quotechar, dialect.escapechar,
+                       not dialect.na_values and dialect.encoding == "utf-8-sig")  # fmt: skip
+    if fast is not None:
+        yield from fast
+        return
     try:
         file = path.open(encoding=dialect.encoding, newline="")
     except OSError as ex:

@@ -6,7 +6,7 @@ key, which goes into sample metadata. Other lines starting with ``#`` are commen
 Indent a continuation line that would otherwise look like ``Word: text`` (an
 indented line whose label is a role still opens a turn). Mapping keys: ``roles``
 (label -> user or bot), ``scale`` (rating scale), ``trailing_user`` and ``unescape``
-(as for every generic format, see `_validate.TextOptions`).
+(as for every generic format, see `_options.TextOptions`).
 """
 
 from __future__ import annotations
@@ -15,24 +15,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..dialogs import DialogRecord, Scale
-from ._validate import (
-    DEFAULT_ROLES,
-    TRAILING_KEY,
-    LoadReport,
-    Located,
-    RecordProblem,
-    TextOptions,
-    check_data_metadata,
-    check_keys,
-    end_with_bot,
-    parse_rating,
-    parse_scale,
-    parse_transcript,
-    read_text,
-    role_map,
-    split_lines,
-)
+from ..dialogs import TRAILING_KEY, DialogRecord, Scale, end_with_bot
+from ._files import read_text
+from ._options import TextOptions, check_keys
+from ._problems import LoadReport, Located, RecordProblem
+from ._ratings import parse_rating, parse_scale
+from ._roles import DEFAULT_ROLES, role_map
+from ._text import check_data_metadata
+from ._transcript import parse_transcript, split_lines
 
 KEYS = ("roles", "scale", "trailing_user", "unescape")
 

@@ -27,30 +27,22 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from .._rubric import Turn
-from ..dialogs import DialogRecord
+from ..dialogs import RESERVED_METADATA, DialogRecord, Turn, add_turn
 from ..errors import DatasetError
-from ._validate import (
+from ._files import read_text
+from ._options import TextOptions, check_keys
+from ._problems import (
     BAD_JSON,
     BAD_VALUE,
-    DEFAULT_ROLES,
     MISSING_FIELD,
-    RESERVED_METADATA,
+    RESERVED_KEY,
     LoadReport,
     Located,
-    Raters,
     RecordProblem,
-    TextOptions,
-    add_turn,
-    check_keys,
-    parse_rating,
-    parse_role,
-    parse_scale,
-    rater_metadata,
-    read_text,
-    record_id_text,
-    role_map,
 )
+from ._ratings import Raters, parse_rating, parse_scale, rater_metadata
+from ._roles import DEFAULT_ROLES, parse_role, role_map
+from ._text import record_id_text
 from .tabular import Dialect, csv_rows, extra_cells, header_columns
 
 LAYOUTS = ("dialogs", "turns")
@@ -174,7 +166,7 @@ def _jsonl_rows(
             clash = [k for k in metadata if k in RESERVED_METADATA or k in LAYOUT_METADATA]
             if clash:
                 raise RecordProblem(
-                    "reserved metadata key",
+                    RESERVED_KEY,
                     f"field(s) {', '.join(map(repr, clash))} would set metadata keys only "
                     "the plugin sets (rename them, or list the fields to keep with metadata)",
                 )
@@ -246,7 +238,7 @@ def _meta_columns(
     clash = [n for n in meta if n in RESERVED_METADATA or n in LAYOUT_METADATA]
     if clash:
         raise DatasetError(
-            f"{where}: reserved metadata key: column(s) {', '.join(map(repr, clash))} would be "
+            f"{where}: {RESERVED_KEY}: column(s) {', '.join(map(repr, clash))} would be "
             "copied into metadata under a key only the plugin sets; rename them, or list the "
             "columns to keep with metadata: [...]"
         )

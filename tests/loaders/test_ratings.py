@@ -4,11 +4,12 @@ import json
 from pathlib import Path
 
 import pytest
+from loader_helpers import FIXTURES
 
 from inspect_empathy import DatasetError, load_dialogs
 from inspect_empathy.dataset import skipped_summary
 
-RATERS = Path(__file__).parent / "fixtures" / "loaders" / "raters"
+RATERS = FIXTURES / "raters"
 
 
 def test_each_rater_kept_and_the_median_is_the_human_rating() -> None:
@@ -89,7 +90,7 @@ def test_turn_layout_raters(tmp_path: Path) -> None:
 
 
 def test_empathetic_dialogues_exposes_both_raters() -> None:
-    fixtures = Path(__file__).parent / "fixtures" / "loaders"
+    fixtures = FIXTURES
     samples = {s.id: s for s in load_dialogs(fixtures / "empathetic_dialogues.csv")}
     proud = next(s for s in samples.values() if s.metadata["human_rating"] == 4.5)
     assert proud.metadata["human_ratings"] == {"first": 5.0, "second": 4.0}

@@ -10,7 +10,7 @@ import pytest
 
 from inspect_empathy import DatasetError, load_dialogs
 from inspect_empathy.dataset import skipped_summary
-from inspect_empathy.loaders._validate import RESERVED_METADATA, SAMPLE_KEYS
+from inspect_empathy.dialogs import RESERVED_METADATA, SAMPLE_KEYS
 
 TURNS = [{"role": "user", "content": "I feel low."}, {"role": "bot", "content": "I'm sorry."}]
 
@@ -31,8 +31,7 @@ def error(source: object, **kwargs: object) -> str:
 
 
 def test_the_reserved_keys_cover_everything_record_to_sample_sets() -> None:
-    from inspect_empathy.dialogs import DialogRecord, record_to_sample
-    from inspect_empathy.loaders._validate import Turn
+    from inspect_empathy.dialogs import DialogRecord, Turn, record_to_sample
 
     record = DialogRecord("a", [Turn("user", "x " * 20), Turn("bot", "y")], 3.0)
     keys = set(record_to_sample(record, max_turns=1).metadata)

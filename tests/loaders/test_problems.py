@@ -4,17 +4,16 @@ import json
 from pathlib import Path
 
 import pytest
+from loader_helpers import FIXTURES, load_error
 
 from inspect_empathy import DatasetError, load_dialogs
 from inspect_empathy.dataset import skipped_summary
 
-INVALID = Path(__file__).parent / "fixtures" / "loaders" / "invalid"
+INVALID = FIXTURES / "invalid"
 
 
 def fail_message(name: str, **kwargs) -> str:
-    with pytest.raises(DatasetError) as info:
-        load_dialogs(INVALID / name, **kwargs)
-    return str(info.value)
+    return load_error(INVALID / name, **kwargs)
 
 
 def test_unreadable_file_is_reported_with_its_line() -> None:

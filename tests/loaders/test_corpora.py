@@ -5,20 +5,15 @@ import types
 from pathlib import Path
 
 import pytest
+from loader_helpers import FIXTURES, by_id
 
 from inspect_empathy import DatasetError, load_dialogs
 from inspect_empathy.dataset import skipped_summary
 from inspect_empathy.dialogs import HUMAN_RATINGS_KEY, rater_ratings
 from inspect_empathy.loaders import infer_format
-from inspect_empathy.loaders._validate import LoadReport
+from inspect_empathy.loaders._problems import LoadReport
 from inspect_empathy.loaders.empathetic_dialogues import parse_selfeval, records_from_utterances
 from inspect_empathy.loaders.ieval import parse_chat_log
-
-FIXTURES = Path(__file__).parent / "fixtures" / "loaders"
-
-
-def by_id(dataset) -> dict:
-    return {sample.id: sample for sample in dataset}
 
 
 @pytest.mark.parametrize(

@@ -4,15 +4,12 @@ import json
 from pathlib import Path
 
 import pytest
+from loader_helpers import FIXTURES, by_id
 
 from inspect_empathy import DatasetError, load_dialogs
-from inspect_empathy.loaders._validate import RecordProblem, parse_transcript, role_map
-
-FIXTURES = Path(__file__).parent / "fixtures" / "loaders"
-
-
-def by_id(dataset) -> dict:
-    return {sample.id: sample for sample in dataset}
+from inspect_empathy.loaders._problems import RecordProblem
+from inspect_empathy.loaders._roles import role_map
+from inspect_empathy.loaders._transcript import parse_transcript
 
 
 def test_jsonl_turns_and_openai_messages() -> None:

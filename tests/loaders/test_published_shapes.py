@@ -6,18 +6,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from loader_helpers import FIXTURES, ROOT, load_error
 
 from inspect_empathy import DatasetError, load_dialogs
 from inspect_empathy.dataset import skipped_summary
 
-PUBLISHED = Path(__file__).parent / "fixtures" / "loaders" / "published"
-ROOT = Path(__file__).parent.parent
+PUBLISHED = FIXTURES / "published"
 
 
 def fail_message(name: str, **kwargs) -> str:
-    with pytest.raises(DatasetError) as info:
-        load_dialogs(PUBLISHED / name, **kwargs)
-    return str(info.value)
+    return load_error(PUBLISHED / name, **kwargs)
 
 
 def roles_and_texts(sample) -> list[tuple[str, str]]:

@@ -1,0 +1,63 @@
+"""Reading a file: regular files only, decoded text, the line of the first undecodable byte."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from ..errors import DatasetError
+from ._problems import UNREADABLE
+
+
+def check_regular_file(path: Path, max_bytes: int | None = None) -> int:
+    """The size of a regular file; a DatasetError for anything else (checked before opening).
+
+    Devices (``/dev/zero``), FIFOs and sockets are refused without being opened: reading
+    them could hang or never end.
+    """
+    try:
+        info = os.stat(path)
+    except FileNotFoundError as ex:
+        raise DatasetError(f"{path}: no such file") from ex
+    except OSError as ex:
+        raise DatasetError(f"{path}: {UNREADABLE}: {ex.strerror or ex}") from ex
+    if stat.S_ISDIR(info.st_mode):
+        raise DatasetError(f"{path}: is a folder, not a file")
+    if not stat.S_ISREG(info.st_mode):
+        raise DatasetError(f"{path}: {UNREADABLE}: not a regular file (a device, FIFO or socket)")
+    if max_bytes is not None and info.st_size > max_bytes:
+        raise DatasetError(
+            f"{path}: {UNREADABLE}: {info.st_size} bytes, more than the {max_bytes} allowed here"
+        )
+    return info.st_size
+
+
+def undecodable_line(path: Path, encoding: str = "utf-8-sig") -> str:
+    """``path:line: ...`` for the first byte that does not decode, or "" if all decode."""
+    data = path.read_bytes()
+    try:
+        data.decode(encoding)
+    except UnicodeDecodeError as ex:
+        line = data.count(b"\n", 0, ex.start) + 1
+        name = "UTF-8" if encoding.replace("-", "").lower().startswith("utf8") else encoding
+        return f"{path}:{line}: {UNREADABLE}: not {name} text (byte {ex.start}: {ex.reason})"
+    return ""
+
+
+def read_text(path: Path, encoding: str = "utf-8-sig") -> str:
+    """A regular file's text (UTF-8, BOM dropped) or a DatasetError saying why it cannot be read."""
+    check_regular_file(path)
+    try:
+        data = path.read_bytes()
+        return data.decode(encoding)
+    except LookupError as ex:
+        raise DatasetError(f"{path}: unknown encoding {encoding!r}") from ex
+    except FileNotFoundError as ex:
+        raise DatasetError(f"{path}: no such file") from ex
+    except IsADirectoryError as ex:
+        raise DatasetError(f"{path}: is a folder, not a file") from ex
+    except UnicodeDecodeError as ex:
+        raise DatasetError(undecodable_line(path, encoding)) from ex
+    except OSError as ex:
+        raise DatasetError(f"{path}: {UNREADABLE}: {ex.strerror or ex}") from ex
