@@ -2,10 +2,11 @@
 
 from ._geval import Judgement, ScoreParseError, parse_score
 from ._rubric import Turn, render_dialog, render_prompt, rubric_template
+from ._samples import record_to_sample
 from ._stats import agreement
 from .compare import compare_judges
 from .dataset import DatasetError, load_dialogs, skipped_summary
-from .dialogs import DialogRecord, normalise_rating, record_to_sample
+from .dialogs import DialogRecord, normalise_rating
 from .metrics import (
     group_metrics,
     human_agreement,

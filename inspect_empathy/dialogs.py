@@ -41,6 +41,9 @@ HUMAN_RAW_KEY = "human_rating_raw"
 TRANSCRIPT_KEY = "transcript"
 """Sample metadata key: the dialog rendered as the judge sees it (chat-message samples)."""
 
+RENDER_NOTES_KEY = "render_notes"
+"""Sample metadata key: what rendering the messages as a dialog left out or changed."""
+
 REFERENCE_REPLY_KEY = "reference_reply"
 """Sample metadata key (response mode): the dataset's own bot reply, cut off the input."""
 
@@ -61,8 +64,9 @@ LOADER_KEYS = frozenset({HUMAN_RATINGS_KEY, MISSING_RATERS_KEY, TRAILING_KEY})
 
 SAMPLE_KEYS = frozenset({HUMAN_KEY, HUMAN_RAW_KEY, HUMAN_SCALE_KEY, TRANSCRIPT_KEY,
                          REFERENCE_REPLY_KEY, REFERENCE_RATING_KEY, LEFT_OUT_KEY,
-                         REPLY_WORDS_KEY, JUDGE_PROMPT_KEY})  # fmt: skip
-"""Reserved keys set when a record becomes a sample (`_samples.record_to_sample`)."""
+                         REPLY_WORDS_KEY, JUDGE_PROMPT_KEY, RENDER_NOTES_KEY})  # fmt: skip
+"""Reserved keys set when a record becomes a sample (`_samples.record_to_sample`) or by the
+`empathy_prompt` solver."""
 
 RESERVED_METADATA = SAMPLE_KEYS | LOADER_KEYS
 """Sample metadata keys the plugin sets; data can never set them (a clash is a problem)."""
@@ -234,12 +238,3 @@ def truncate_turns(turns: list[Turn], max_turns: int | None) -> tuple[list[Turn]
     left_out = len(turns) - max_turns
     return [Turn("user", left_out_marker(left_out)), *turns[-max_turns:]], left_out
 
-
-def __getattr__(name: str) -> Any:
-    """The sample builders' old home: ``from inspect_empathy.dialogs import record_to_sample``
-    still works (they live in `_samples`, which imports rendering and Inspect)."""
-    if name in ("record_to_sample", "turn_message"):
-        from . import _samples
-
-        return getattr(_samples, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -39,7 +39,7 @@ from ._geval import (
     judge_output,
 )
 from ._rubric import Turn, render_dialog, render_prompt, turns_from_messages
-from .dialogs import HUMAN_KEY, JUDGE_PROMPT_KEY
+from .dialogs import HUMAN_KEY, JUDGE_PROMPT_KEY, ends_with_bot
 from .errors import OptionError
 from .metrics import (
     GROUP_KEY,
@@ -378,7 +378,7 @@ def reply_dialog(messages: list[ChatMessage]) -> tuple[list[Turn], list[str], st
         return turns, notes, "the final assistant message has no text (only tool calls) to rate"
     if any(m.role == "user" for m in messages[last + 1 :]):
         return turns, notes, "the user spoke after the last assistant reply: no reply to rate"
-    if not turns or turns[-1].role != "bot":
+    if not ends_with_bot(turns):
         return turns, notes, "the conversation does not end with an assistant reply to rate"
     return turns, notes, None
 

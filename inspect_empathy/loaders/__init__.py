@@ -21,13 +21,18 @@ from .jsonl import load_json, load_jsonl, parse_json_file
 from .spec import SPEC_SUFFIXES, is_spec_object
 from .tabular import load_table
 from .transcript import load_transcript
+from .turns import load_turns, parse_layout
 
 Loader = Callable[..., Iterator[Located]]
 
 
 def _table(format: str) -> Loader:
     def load(path: Path, report: LoadReport, **mapping: Any) -> Iterator[Located]:
-        return load_table(path, report, format, **mapping)
+        """One dialog per row, or one turn per row with ``layout: turns``."""
+        if mapping.get("layout") is not None and parse_layout(mapping.pop("layout")) == "turns":
+            yield from load_turns(path, report, format, **mapping)
+        else:
+            yield from load_table(path, report, format, **mapping)
 
     return load
 

@@ -381,13 +381,7 @@ def csv_rows(
 def load_table(
     path: Path, report: LoadReport, format: str = "csv", **mapping: Any
 ) -> Iterator[Located]:
-    """Records from a CSV/TSV file, one dialog per row (or one turn per row: ``layout``)."""
-    if mapping.get("layout") is not None:
-        from .turns import load_turns, parse_layout
-
-        if parse_layout(mapping.pop("layout")) == "turns":
-            yield from load_turns(path, report, format, **mapping)
-            return
+    """Records from a CSV/TSV file, one dialog per row (``layout: turns``: `turns.load_turns`)."""
     check_keys(format, mapping, KEYS)
     dialect = Dialect.from_mapping(mapping, format)
     rows = csv_rows(path, report, dialect)

@@ -31,7 +31,8 @@ def error(source: object, **kwargs: object) -> str:
 
 
 def test_the_reserved_keys_cover_everything_record_to_sample_sets() -> None:
-    from inspect_empathy.dialogs import DialogRecord, Turn, record_to_sample
+    from inspect_empathy._samples import record_to_sample
+    from inspect_empathy.dialogs import DialogRecord, Turn
 
     record = DialogRecord("a", [Turn("user", "x " * 20), Turn("bot", "y")], 3.0)
     keys = set(record_to_sample(record, max_turns=1).metadata)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from inspect_empathy import load_dialogs
-from inspect_empathy.dialogs import DialogRecord, record_to_sample
+from inspect_empathy._samples import record_to_sample
+from inspect_empathy.dialogs import DialogRecord
 from inspect_empathy.loaders import tabular
 from inspect_empathy.loaders._pandas_csv import pandas_rows
 from inspect_empathy.loaders._problems import LoadReport

@@ -1,0 +1,133 @@
+"""The package's import graph: no circle, and no module importing a layer above its own.
+
+Every import counts, including the ones inside functions (a circle hidden by a lazy import
+is still a circle). Layers, lowest first; a module may import its own layer or lower ones:
+
+0. records and pure helpers: ``dialogs``, ``errors``, ``_compat``, ``_score_text``, ``_stats``,
+   ``_summary``
+1. the rubric and the scoring maths: ``_rubric``, ``_geval``, ``humans``, ``calibration``
+2. loaders (``loaders/``) and the Inspect metrics (``metrics``, ``reducer``)
+3. what builds an eval: ``dataset``, ``scorer``, ``solver``, ``baseline``
+4. tasks and the comparison: ``tasks``, ``compare/``
+5. entry points: ``cli``, ``_registry``, the package ``__init__``
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "inspect_empathy"
+
+LAYERS: dict[str, int] = {
+    "dialogs": 0, "errors": 0, "_compat": 0, "_score_text": 0, "_stats": 0, "_summary": 0,
+    "_rubric": 1, "_samples": 1, "_geval": 1, "humans": 1, "calibration": 1,
+    "loaders": 2, "metrics": 2, "reducer": 2,
+    "dataset": 3, "scorer": 3, "solver": 3, "baseline": 3,
+    "tasks": 4, "compare": 4,
+    "cli": 5, "_registry": 5, "": 5,
+}  # fmt: skip
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(path): path for path in PACKAGE.rglob("*.py")}
+
+
+def imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """The package modules that ``name`` imports anywhere in its file."""
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+            elif node.module and node.module.split(".")[0] == "inspect_empathy":
+                base = []
+            else:
+                continue
+            module = ".".join([*base, *(node.module or "").split(".")]).strip(".")
+            module = module.removeprefix("inspect_empathy").strip(".")
+            for alias in node.names:
+                child = f"{module}.{alias.name}".strip(".")
+                found.add(child if child in known else module)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("inspect_empathy"):
+                    found.add(alias.name.removeprefix("inspect_empathy").strip("."))
+    found.discard(name)
+    return {module for module in found if module in known}
+
+
+def graph() -> dict[str, set[str]]:
+    found = modules()
+    return {name: imports(name, path, set(found)) for name, path in found.items()}
+
+
+def layer(name: str) -> int:
+    top = name.split(".")[0]
+    if top not in LAYERS:
+        raise AssertionError(f"module {name!r} has no layer: add it to LAYERS in {__file__}")
+    return LAYERS[top]
+
+
+def test_every_module_has_a_layer() -> None:
+    for name in modules():
+        layer(name)
+
+
+def test_no_module_imports_a_higher_layer() -> None:
+    upward = [
+        f"{name} (layer {layer(name)}) imports {other} (layer {layer(other)})"
+        for name, targets in graph().items()
+        for other in targets
+        if layer(other) > layer(name)
+    ]
+    assert upward == []
+
+
+def test_no_import_circle() -> None:
+    edges = graph()
+    circles: list[list[str]] = []
+
+    def visit(node: str, path: list[str], done: set[str]) -> None:
+        for target in sorted(edges[node]):
+            if target in path:
+                circles.append(path[path.index(target) :] + [target])
+            elif target not in done:
+                visit(target, [*path, target], done)
+        done.add(node)
+
+    done: set[str] = set()
+    for start in sorted(edges):
+        if start not in done:
+            visit(start, [start], done)
+    assert circles == []
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("from .a import b\n", {"a"}),
+        ("from . import a\n", {"a"}),
+        ("def f():\n    from .a import b\n", {"a"}),
+        ("import inspect_empathy.a\n", {"a"}),
+    ],
+)
+def test_the_reader_sees_every_import_form(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str, expected: set[str]
+) -> None:
+    package = tmp_path / "inspect_empathy"
+    package.mkdir()
+    (package / "a.py").write_text("b = 1\n", encoding="utf-8")
+    (package / "c.py").write_text(source, encoding="utf-8")
+    monkeypatch.setattr(f"{__name__}.PACKAGE", package)
+    assert imports("c", package / "c.py", {"a", "c"}) == expected
