@@ -11,8 +11,8 @@ against scipy.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
@@ -185,3 +185,71 @@ def krippendorff_alpha(ratings: Sequence[Sequence[float | None]]) -> float | Non
         reliability_data=data, level_of_measurement="ordinal", value_domain=[1, 2, 3, 4, 5]
     )
     return float(alpha) if math.isfinite(alpha) else None
+
+
+BCA_MAX_N = 1000
+"""Largest sample for the BCa bootstrap interval (its jackknife costs n x n); larger samples
+get percentile intervals (the comparison and the human ceiling alike)."""
+
+
+def spearman_along(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray | float:
+    """Spearman's rho along ``axis``, vectorised over the other axes (for bootstraps).
+
+    Average-tie ranks (``scipy.stats.rankdata``), then Pearson's r of the ranks; a row
+    without variation on either side gives NaN.
+    """
+    import numpy as np
+    from scipy import stats
+
+    rx = stats.rankdata(x, axis=axis)
+    ry = stats.rankdata(y, axis=axis)
+    rx = rx - rx.mean(axis=axis, keepdims=True)
+    ry = ry - ry.mean(axis=axis, keepdims=True)
+    numerator = (rx * ry).sum(axis=axis)
+    denominator = np.sqrt((rx**2).sum(axis=axis) * (ry**2).sum(axis=axis))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = np.where(
+            denominator > 0, numerator / np.where(denominator > 0, denominator, 1), np.nan
+        )
+    return float(rho) if np.ndim(rho) == 0 else rho
+
+
+def scipy_bootstrap(
+    data: tuple[np.ndarray, ...],
+    statistic: Callable[..., Any],
+    resamples: int,
+    seed: int,
+    method: str = "BCa",
+    confidence: float = 0.95,
+    batch: int | None = None,
+) -> tuple[tuple[float, float], np.ndarray] | None:
+    """``scipy.stats.bootstrap`` over paired rows (dialogs) of a vectorised statistic.
+
+    Returns the interval and the bootstrap distribution, or None where scipy cannot
+    compute it or its bounds are not finite (e.g. resamples without variation).
+    """
+    import warnings
+
+    import numpy as np
+    from scipy import stats
+
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            result = stats.bootstrap(
+                data,
+                statistic,
+                n_resamples=resamples,
+                batch=batch,
+                paired=True,
+                vectorized=True,
+                confidence_level=confidence,
+                method=method,
+                rng=np.random.default_rng(seed),
+            )
+        except (ValueError, FloatingPointError):
+            return None
+    low, high = result.confidence_interval
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return None
+    return (float(low), float(high)), np.asarray(result.bootstrap_distribution, float)
