@@ -1,15 +1,18 @@
-"""Plain statistics of judge scores and human ratings on the 1-5 scale (numpy/scipy).
+"""Plain statistics of judge scores and human ratings on the 1-5 scale (numpy).
 
-Used by the Inspect metrics (`metrics.py`) and the comparison; numpy, scipy and
-krippendorff are imported where they are used, since Inspect imports every plugin at
-start-up, also for runs that never compute these.
+Used by the Inspect metrics (`metrics.py`) and the comparison; numpy and krippendorff
+are imported where they are used, since Inspect imports every plugin at start-up, also
+for runs that never compute these. The three correlations are numpy, not
+``scipy.stats``: the metrics run inside every eval, and importing ``scipy.stats`` there
+added about 70 MB to the eval's peak memory (docs/performance.md); the tests check them
+against scipy.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,6 +44,87 @@ def quadratic_weighted_kappa(
     return float(1 - (weights * observed).sum() / denominator)
 
 
+def average_ranks(values: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Ranks 1..n, tied values sharing their mean rank (``scipy.stats.rankdata``'s default)."""
+    import numpy as np
+
+    _, inverse, counts = np.unique(
+        np.asarray(values, dtype=float), return_inverse=True, return_counts=True
+    )
+    ends = np.cumsum(counts)
+    return (ends - (counts - 1) / 2.0)[inverse.reshape(-1)]
+
+
+def pearson(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
+    """Pearson's r of two equally long vectors (NaN when either is constant)."""
+    import numpy as np
+
+    dx = np.asarray(x, dtype=float) - np.mean(x)
+    dy = np.asarray(y, dtype=float) - np.mean(y)
+    denominator = math.sqrt(float(np.dot(dx, dx)) * float(np.dot(dy, dy)))
+    if denominator == 0:
+        return math.nan
+    return max(-1.0, min(1.0, float(np.dot(dx, dy)) / denominator))
+
+
+def spearman(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
+    """Spearman's rho: Pearson's r of the average ranks (as ``scipy.stats.spearmanr``)."""
+    return pearson(average_ranks(x), average_ranks(y))
+
+
+def _tied_pairs(*columns: np.ndarray) -> int:
+    """Pairs of rows equal in every column given."""
+    import numpy as np
+
+    _, counts = np.unique(np.column_stack(columns), axis=0, return_counts=True)
+    return int((counts * (counts - 1) // 2).sum())
+
+
+def _inversions(ranks: np.ndarray) -> int:
+    """Pairs i < j with ranks[i] > ranks[j] (integer ranks >= 0): a bottom-up merge
+    sort, one vectorised level at a time, so O(n log^2 n) without a Python loop per item."""
+    import numpy as np
+
+    values = np.asarray(ranks, dtype=np.int64)
+    n = len(values)
+    levels = int(values.max()) + 1 if n else 1
+    position = np.arange(n)
+    total = 0
+    width = 1
+    while width < n:
+        block = position // (2 * width)
+        left = position % (2 * width) < width
+        # within each block both halves are sorted (previous level); offsetting by block
+        # keeps the left halves globally sorted, so one searchsorted counts for all blocks
+        keys = block * levels + values
+        left_keys, right_keys = keys[left], keys[~left]
+        left_end = np.searchsorted(left_keys, (block[~left] + 1) * levels, side="left")
+        total += int((left_end - np.searchsorted(left_keys, right_keys, side="right")).sum())
+        values = np.sort(keys) - block * levels
+        width *= 2
+    return total
+
+
+def kendall_tau_b(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
+    """Kendall's tau-b (as ``scipy.stats.kendalltau``), Knight's O(n log n) pair count."""
+    import numpy as np
+
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    n = len(x)
+    pairs = n * (n - 1) // 2
+    tied_x, tied_y, tied_both = _tied_pairs(x), _tied_pairs(y), _tied_pairs(x, y)
+    denominator = math.sqrt(float(pairs - tied_x) * float(pairs - tied_y))
+    if denominator == 0:
+        return math.nan
+    # sorted by x, then y: the pairs that y puts in the other order are the discordant ones
+    order = np.lexsort((y, x))
+    _, y_ranks = np.unique(y[order], return_inverse=True)
+    discordant = _inversions(y_ranks.reshape(-1))
+    concordant = pairs - tied_x - tied_y + tied_both - discordant
+    return max(-1.0, min(1.0, (concordant - discordant) / denominator))
+
+
 def agreement(judge: Sequence[float], human: Sequence[float]) -> dict[str, float]:
     """Agreement of judge scores with human ratings, both on the 1-5 scale.
 
@@ -62,11 +146,9 @@ def agreement(judge: Sequence[float], human: Sequence[float]) -> dict[str, float
     result["within_one"] = float(np.mean(np.abs(rx - ry) <= 1))
     varied = len(x) >= 2 and np.ptp(x) > 0 and np.ptp(y) > 0
     if varied:
-        from scipy import stats
-
-        result["spearman"] = float(stats.spearmanr(x, y).statistic)
-        result["kendall"] = float(stats.kendalltau(x, y, variant="b").statistic)
-        result["pearson"] = float(stats.pearsonr(x, y).statistic)
+        result["spearman"] = spearman(x, y)
+        result["kendall"] = kendall_tau_b(x, y)
+        result["pearson"] = pearson(x, y)
     qwk = quadratic_weighted_kappa(rx, ry)
     if math.isfinite(qwk):
         result["qwk"] = qwk
@@ -103,3 +185,71 @@ def krippendorff_alpha(ratings: Sequence[Sequence[float | None]]) -> float | Non
         reliability_data=data, level_of_measurement="ordinal", value_domain=[1, 2, 3, 4, 5]
     )
     return float(alpha) if math.isfinite(alpha) else None
+
+
+BCA_MAX_N = 1000
+"""Largest sample for the BCa bootstrap interval (its jackknife costs n x n); larger samples
+get percentile intervals (the comparison and the human ceiling alike)."""
+
+
+def spearman_along(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray | float:
+    """Spearman's rho along ``axis``, vectorised over the other axes (for bootstraps).
+
+    Average-tie ranks (``scipy.stats.rankdata``), then Pearson's r of the ranks; a row
+    without variation on either side gives NaN.
+    """
+    import numpy as np
+    from scipy import stats
+
+    rx = stats.rankdata(x, axis=axis)
+    ry = stats.rankdata(y, axis=axis)
+    rx = rx - rx.mean(axis=axis, keepdims=True)
+    ry = ry - ry.mean(axis=axis, keepdims=True)
+    numerator = (rx * ry).sum(axis=axis)
+    denominator = np.sqrt((rx**2).sum(axis=axis) * (ry**2).sum(axis=axis))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = np.where(
+            denominator > 0, numerator / np.where(denominator > 0, denominator, 1), np.nan
+        )
+    return float(rho) if np.ndim(rho) == 0 else rho
+
+
+def scipy_bootstrap(
+    data: tuple[np.ndarray, ...],
+    statistic: Callable[..., Any],
+    resamples: int,
+    seed: int,
+    method: str = "BCa",
+    confidence: float = 0.95,
+    batch: int | None = None,
+) -> tuple[tuple[float, float], np.ndarray] | None:
+    """``scipy.stats.bootstrap`` over paired rows (dialogs) of a vectorised statistic.
+
+    Returns the interval and the bootstrap distribution, or None where scipy cannot
+    compute it or its bounds are not finite (e.g. resamples without variation).
+    """
+    import warnings
+
+    import numpy as np
+    from scipy import stats
+
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            result = stats.bootstrap(
+                data,
+                statistic,
+                n_resamples=resamples,
+                batch=batch,
+                paired=True,
+                vectorized=True,
+                confidence_level=confidence,
+                method=method,
+                rng=np.random.default_rng(seed),
+            )
+        except (ValueError, FloatingPointError):
+            return None
+    low, high = result.confidence_interval
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return None
+    return (float(low), float(high)), np.asarray(result.bootstrap_distribution, float)

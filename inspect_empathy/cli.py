@@ -7,6 +7,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .compare.comparison import CALIBRATION_METHODS, DEFAULT_RESAMPLES
+
 DESCRIPTION = "Tools for the inspect-empathy evals."
 
 COMPARE_HELP = """\
@@ -43,17 +45,27 @@ example:
 """
 
 
+def _subcommand(
+    commands: argparse._SubParsersAction, name: str, help: str, description: str
+) -> argparse.ArgumentParser:
+    """A subcommand reading Inspect logs: the ``LOGS`` argument and the shared layout."""
+    command = commands.add_parser(
+        name,
+        help=help,
+        description=description,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    command.add_argument(
+        "logs", nargs="+", metavar="LOGS", help="log files, log folders or eval-set folders"
+    )
+    return command
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="inspect-empathy", description=DESCRIPTION)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    compare = commands.add_parser(
-        "compare",
-        help="compare judge models from Inspect logs",
-        description=COMPARE_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    compare.add_argument(
-        "logs", nargs="+", metavar="LOGS", help="log files, log folders or eval-set folders"
+    compare = _subcommand(
+        commands, "compare", "compare judge models from Inspect logs", COMPARE_HELP
     )
     compare.add_argument(
         "--out", type=Path, default=None, help="write CSV, Markdown, PNG and report.html here"
@@ -62,7 +74,8 @@ def _parser() -> argparse.ArgumentParser:
         "--resamples",
         type=int,
         default=None,
-        help="bootstrap resamples for CIs and p-values (default 2000; 0 skips them)",
+        help=f"bootstrap resamples for CIs and p-values (default {DEFAULT_RESAMPLES}; "
+        "0 skips them)",
     )
     compare.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     compare.add_argument(
@@ -73,7 +86,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     compare.add_argument(
         "--calibration-method",
-        choices=["shift", "linear", "isotonic"],
+        choices=CALIBRATION_METHODS,
         default="shift",
         help="map of the cross-fitted mae_calibrated / qwk_calibrated columns (default shift)",
     )
@@ -81,21 +94,18 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument(
         "--quiet", action="store_true", help="no progress bar and no tables, only errors"
     )
-    calibrate = commands.add_parser(
+    calibrate = _subcommand(
+        commands,
         "calibrate",
-        help="fit a calibration map on labelled judge-mode logs",
-        description=CALIBRATE_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    calibrate.add_argument(
-        "logs", nargs="+", metavar="LOGS", help="log files, log folders or eval-set folders"
+        "fit a calibration map on labelled judge-mode logs",
+        CALIBRATE_HELP,
     )
     calibrate.add_argument(
         "--out", type=Path, required=True, help="the calibration file to write (JSON)"
     )
     calibrate.add_argument(
         "--method",
-        choices=["shift", "linear", "isotonic"],
+        choices=CALIBRATION_METHODS,
         default="shift",
         help="the map: shift (default), linear or isotonic",
     )
@@ -106,6 +116,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def calibrate_command(args: argparse.Namespace) -> int:
+    """``inspect-empathy calibrate``: fit a map on labelled logs and write it."""
     from .compare.fit import CalibrateError, calibrate_logs
 
     try:
@@ -122,7 +133,8 @@ def calibrate_command(args: argparse.Namespace) -> int:
 
 
 def compare_command(args: argparse.Namespace) -> int:
-    from .compare import DEFAULT_RESAMPLES, CompareError, compare_logs, write_report
+    """``inspect-empathy compare``: compare the judges in the logs, print and write the report."""
+    from .compare import CompareError, compare_logs, write_report
     from .compare.report import terminal_text
 
     resamples = DEFAULT_RESAMPLES if args.resamples is None else args.resamples
@@ -153,16 +165,18 @@ def compare_command(args: argparse.Namespace) -> int:
     return 0
 
 
+COMMANDS = {"compare": compare_command, "calibrate": calibrate_command}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``inspect-empathy`` console script."""
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.command == "compare":
-        return compare_command(args)
-    if args.command == "calibrate":
-        return calibrate_command(args)
-    parser.print_help()
-    return 2
+    command = COMMANDS.get(args.command)
+    if command is None:
+        parser.print_help()
+        return 2
+    return command(args)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ._stats import quadratic_weighted_kappa, round_score
+from ._stats import (
+    BCA_MAX_N,
+    quadratic_weighted_kappa,
+    round_score,
+    scipy_bootstrap,
+    spearman_along,
+)
 
 Aggregate = Literal["median", "mean"]
 
@@ -50,11 +56,6 @@ ALL_RATERS = "all raters"
 
 BATCH = 250
 """Bootstrap resamples computed at once: bounds memory whatever ``resamples`` is."""
-
-BCA_MAX_N = 1000
-"""Largest sample for the BCa interval (its jackknife costs n x n); larger samples get the
-percentile interval, as in ``compare``."""
-
 
 # --------------------------------------------------------------------------- input
 
@@ -148,14 +149,6 @@ def rowwise(fn: Callable[..., float]) -> Callable[..., Any]:
     return statistic
 
 
-def _spearman(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Spearman's rho along ``axis``: Pearson's r of the (average-tie) ranks."""
-    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
-        warnings.simplefilter("ignore")
-        rx, ry = stats.rankdata(x, axis=axis), stats.rankdata(y, axis=axis)
-        return stats.pearsonr(rx, ry, axis=axis).statistic
-
-
 def bootstrap_ci(
     data: tuple[np.ndarray, ...],
     statistic: Callable[..., Any],
@@ -174,25 +167,9 @@ def bootstrap_ci(
         return math.nan, math.nan
     methods = ("BCa", "percentile") if len(data[0]) <= BCA_MAX_N else ("percentile",)
     for method in methods:
-        with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
-            warnings.simplefilter("ignore")
-            try:
-                result = stats.bootstrap(
-                    data,
-                    statistic,
-                    n_resamples=resamples,
-                    batch=BATCH,
-                    paired=True,
-                    vectorized=True,
-                    confidence_level=confidence,
-                    method=method,
-                    rng=np.random.default_rng(seed),
-                )
-            except (ValueError, FloatingPointError):
-                continue
-        low, high = result.confidence_interval
-        if math.isfinite(low) and math.isfinite(high):
-            return float(low), float(high)
+        found = scipy_bootstrap(data, statistic, resamples, seed, method, confidence, BATCH)
+        if found is not None:
+            return found[0]
     return math.nan, math.nan
 
 
@@ -239,7 +216,7 @@ def agreement_row(
     if _varied(x, y):
         row["spearman"] = float(stats.spearmanr(x, y).statistic)
         row["spearman_low"], row["spearman_high"] = bootstrap_ci(
-            (x, y), _spearman, resamples, seed
+            (x, y), spearman_along, resamples, seed
         )
     if len(x):
         rx, ry = round_score(x), round_score(y)

@@ -39,7 +39,7 @@ from ._geval import (
     judge_output,
 )
 from ._rubric import Turn, render_dialog, render_prompt, turns_from_messages
-from .dialogs import HUMAN_KEY, JUDGE_PROMPT_KEY, ends_with_bot
+from .dialogs import JUDGE_PROMPT_KEY, ends_with_bot
 from .errors import OptionError
 from .metrics import (
     GROUP_KEY,
@@ -142,7 +142,9 @@ def empathy_scorer(
 
     async def judge(state: TaskState) -> Score:
         metadata = state.metadata or {}
-        context: dict[str, Any] = {HUMAN_KEY: metadata.get(HUMAN_KEY)}
+        # the human rating stays in the sample's metadata only (metrics and compare read it
+        # there): one copy per sample, not one more in every Score Inspect keeps to the end
+        context: dict[str, Any] = {}
         if group_by:
             group = metadata.get(group_by)
             context[GROUP_KEY] = {group_by: "(missing)" if group is None else str(group)}
@@ -505,13 +507,25 @@ def _explain(judgement: Judgement) -> str:
     return f"parse: {judgement.value:g}{why}"
 
 
+_NOT_KEPT = frozenset({"parsed"})
+"""Judgement details a Score leaves out: ``parsed`` is the score the judge wrote, which
+the Score's ``answer`` (the judge's text) already shows."""
+
+
 def judgement_metadata(judgement: Judgement) -> dict[str, Any]:
-    """What a Score keeps of one judgement (the judge's text is the Score's answer)."""
+    """What a Score keeps of one judgement (the judge's text is the Score's answer).
+
+    Inspect keeps every Score until the end of the run (for the metrics and the log's
+    sample summaries), so this is what users and the plugin read, nothing more: the
+    method, the distribution over 1-5 (the epoch reducer averages it), the reason
+    when unscored, and the method's own details (``score_token_mass`` and ``low_mass``
+    for logprobs, the scores and counts of ``samples``, ``logprobs_unavailable``).
+    """
     return {
         "method": judgement.method,
         "distribution": _distribution(judgement),
         **({"unscored_reason": judgement.reason} if judgement.reason else {}),
-        **judgement.details,
+        **{k: v for k, v in judgement.details.items() if k not in _NOT_KEPT},
     }
 
 

@@ -126,3 +126,12 @@ def test_rss_breakdown_runs_the_three_variants(tmp_path: Path) -> None:
     scorers = {r["variant"]: r["scorers"] for r in result["runs"]}
     assert scorers["empathy_trivial_scorer"] == scorers["bare"] == ["first_digit"]
     assert scorers["empathy"] == ["empathy_scorer"]
+
+
+def test_startup_alternates_the_cases_and_names_heavy_modules(tmp_path: Path) -> None:
+    result = run_script("startup", tmp_path, "--repeats", "1")
+    cases = ["python", "inspect", "inspect+plugin", "cli --help"]
+    assert [r["case"] for r in result["runs"]] == cases
+    assert all(r["wall_s"] > 0 and r["cpu_s"] > 0 for r in result["runs"])
+    assert result["plugin"]["heavy_modules_after_plugin_import"] == []
+    assert result["settings"]["plugin_from"].startswith(str(ROOT))

@@ -107,7 +107,10 @@ def test_eval_with_mock_logprobs_scores_the_weighted_value(tmp_path: Path) -> No
     assert values == {"d0": pytest.approx(4.2), "d1": pytest.approx(4.9)}
     score = log.samples[0].scores["empathy_scorer"]
     assert score.metadata["distribution"] == {"1": 0, "2": 0, "3": 0.1, "4": 0.6, "5": 0.3}
-    assert score.metadata["human_rating"] == 4.0
+    # what the Score keeps (Inspect holds every Score to the end of the run): no copy of
+    # the human rating, which is the sample's, and no `parsed` (the answer shows it)
+    assert set(score.metadata) == {"method", "distribution", "score_token_mass"}
+    assert log.samples[0].metadata["human_rating"] == 4.0
     assert metrics(log)["mae"] == pytest.approx((0.2 + 0.1) / 2)
     # the judge saw the rubric with the dialog, as one user message
     prompt = log.samples[0].messages[0].text

@@ -19,40 +19,17 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .._stats import round_score, shares_by_level
+from .._stats import BCA_MAX_N, round_score, scipy_bootstrap, shares_by_level
+from .._stats import spearman_along as spearman
 from .comparison import LEVELS
 
 BATCH_ELEMENTS = 80_000
 """Draws per batch of resamples: small enough for the CPU caches (3x faster than 256 rows at
 n = 10,000), large enough to amortise the per-batch work."""
 
-BCA_MAX_N = 1000
-"""Largest sample for the BCa interval; larger samples get the linear-time percentile one."""
-
-
 def seed_for(*names: str, seed: int = 0) -> int:
     """A bootstrap seed from names (a judge, a pair): the same whatever else is compared."""
     return (zlib.crc32("\x1f".join(names).encode("utf-8", "surrogatepass")) + seed) % 2**32
-
-
-def spearman(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray | float:
-    """Spearman's rho along ``axis`` (ties get average ranks, as in scipy.stats.spearmanr).
-
-    A sample with no variation on either side gives NaN.
-    """
-    from scipy import stats
-
-    rx = stats.rankdata(x, axis=axis)
-    ry = stats.rankdata(y, axis=axis)
-    rx = rx - rx.mean(axis=axis, keepdims=True)
-    ry = ry - ry.mean(axis=axis, keepdims=True)
-    numerator = (rx * ry).sum(axis=axis)
-    denominator = np.sqrt((rx**2).sum(axis=axis) * (ry**2).sum(axis=axis))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rho = np.where(
-            denominator > 0, numerator / np.where(denominator > 0, denominator, 1), np.nan
-        )
-    return float(rho) if np.ndim(rho) == 0 else rho
 
 
 def varied(*arrays: np.ndarray) -> bool:
@@ -121,29 +98,9 @@ def _bca(
     seed: int,
 ) -> tuple[tuple[float, float], np.ndarray] | None:
     """scipy's paired BCa bootstrap: 95% CI and bootstrap distribution (None if undefined)."""
-    import warnings
-
-    from scipy import stats
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            result = stats.bootstrap(
-                data,
-                statistic,
-                n_resamples=resamples,
-                paired=True,
-                vectorized=True,
-                method="BCa",
-                batch=max(1, 2_000_000 // len(data[0])),
-                rng=np.random.default_rng(seed),
-            )
-        except (ValueError, FloatingPointError):
-            return None
-    low, high = result.confidence_interval
-    if not (math.isfinite(low) and math.isfinite(high)):
-        return None
-    return (float(low), float(high)), np.asarray(result.bootstrap_distribution, float)
+    return scipy_bootstrap(
+        data, statistic, resamples, seed, batch=max(1, 2_000_000 // len(data[0]))
+    )
 
 
 def _interval(draws: np.ndarray) -> tuple[float, float]:

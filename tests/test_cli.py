@@ -1,0 +1,37 @@
+"""The command line's two subcommands share their arguments' definitions."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from inspect_empathy.cli import COMMANDS, _parser, main
+from inspect_empathy.compare.comparison import CALIBRATION_METHODS
+
+
+def subcommands() -> dict[str, argparse.ArgumentParser]:
+    [action] = [a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(action.choices)
+
+
+def test_every_subcommand_takes_logs_and_has_a_handler() -> None:
+    parsers = subcommands()
+    assert set(parsers) == set(COMMANDS) == {"compare", "calibrate"}
+    for name, parser in parsers.items():
+        [logs] = [a for a in parser._actions if a.dest == "logs"]
+        assert (logs.nargs, logs.metavar) == ("+", "LOGS"), name
+        assert parser.formatter_class is argparse.RawDescriptionHelpFormatter
+
+
+def test_both_subcommands_offer_the_compare_calibration_methods() -> None:
+    parsers = subcommands()
+    [compare] = [a for a in parsers["compare"]._actions if a.dest == "calibration_method"]
+    [calibrate] = [a for a in parsers["calibrate"]._actions if a.dest == "method"]
+    assert list(compare.choices) == list(calibrate.choices) == list(CALIBRATION_METHODS)
+
+
+def test_calibrate_requires_logs(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["calibrate", "--out", "x.json"])
+    assert "LOGS" in capsys.readouterr().err
