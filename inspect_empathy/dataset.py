@@ -301,13 +301,14 @@ def load_dialogs(
         ``scale`` for CSV, ``layout``, ``trailing_user`` (see docs/datasets.md).
     """
     src = _resolve(source, normalise_format(format), mapping)
-    on_invalid = on_invalid or src.options.get("on_invalid") or "fail"
-    if on_invalid not in ON_INVALID:
-        raise DatasetError(f"on_invalid must be 'fail' or 'skip', not {on_invalid!r}")
-    max_turns = _check_max_turns(
-        max_turns if max_turns is not None else src.options.get("max_turns")
-    )
-    report, records = _read(src)
+    with _naming(src):
+        on_invalid = on_invalid or src.options.get("on_invalid") or "fail"
+        if on_invalid not in ON_INVALID:
+            raise DatasetError(f"on_invalid must be 'fail' or 'skip', not {on_invalid!r}")
+        max_turns = _check_max_turns(
+            max_turns if max_turns is not None else src.options.get("max_turns")
+        )
+        report, records = _read(src)
     _settle_problems(report, on_invalid)
     if not records:
         excluded = "; ".join(f"{k}: {n}" for k, n in report.excluded.items())
@@ -341,6 +342,22 @@ class _Source:
     options: dict[str, Any] = field(default_factory=dict)
     """Load options a spec file set (``on_invalid``, ``max_turns``)."""
     name: str | None = None
+    spec_file: Path | None = None
+    """The spec file the source was read from, if any."""
+
+
+@contextmanager
+def _naming(src: _Source) -> Iterator[None]:
+    """Put the file in an option error that does not name one (``format 'csv' does not take
+    ...``): the spec file that set the options, else the data file or hub id."""
+    try:
+        yield
+    except DatasetError as ex:
+        where = [str(w) for w in (src.spec_file, src.path) if w is not None]
+        where = [f"hf:{src.hub}"] if src.hub is not None and src.spec_file is None else where
+        if any(str(ex).startswith(w) for w in where):
+            raise
+        raise DatasetError(f"{where[0]}: {ex}") from ex
 
 
 def _resolve(source: str | Path, fmt: str | None, mapping: dict[str, Any]) -> _Source:
@@ -371,7 +388,7 @@ def _from_spec(path: Path, data: Any, fmt: str | None, mapping: dict[str, Any]) 
     spec = read_spec(path, data)
     fmt = fmt or normalise_format(spec.format)
     src = _Source(Path(spec.source), fmt, {**spec.mapping, **mapping},
-                  options=spec.options, name=spec.name)  # fmt: skip
+                  options=spec.options, name=spec.name, spec_file=path)  # fmt: skip
     if spec.source.startswith("hf:"):
         src.hub = spec.source[3:].strip()
         return src

@@ -199,3 +199,30 @@ def test_iterating_builds_every_sample_once_and_restores_the_collector() -> None
         assert [s.id for s in samples] == [r.id for r in dataset.records]
     finally:
         dataset_module.BUILD_CHUNK = old
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("format: jsonl\nbogus: 1\n", "format 'jsonl' does not take bogus"),
+        ("format: jsonl\non_invalid: maybe\n", "on_invalid must be 'fail' or 'skip'"),
+        ("format: jsonl\nmax_turns: -1\n", "max_turns must be a whole number"),
+    ],
+)
+def test_an_option_error_names_the_spec_file_that_set_it(
+    tmp_path: Path, spec: str, message: str
+) -> None:
+    data = tmp_path / "dialogs.jsonl"
+    data.write_text(bundled_path("default").read_text(encoding="utf-8"), encoding="utf-8")
+    path = tmp_path / "support.yaml"
+    path.write_text(f"path: dialogs.jsonl\n{spec}", encoding="utf-8")
+    with pytest.raises(DatasetError) as raised:
+        load_dialogs(path)
+    assert str(raised.value).startswith(f"{path}: ") and message in str(raised.value)
+
+
+def test_an_option_error_names_the_data_file(tmp_path: Path) -> None:
+    data = tmp_path / "dialogs.jsonl"
+    data.write_text(bundled_path("default").read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(DatasetError, match=f"^{data}: format 'jsonl' does not take bogus"):
+        load_dialogs(data, bogus=1)
