@@ -27,11 +27,13 @@ from typing import Any
 
 from _common import ROOT, check, median, run_child, table, write_results
 
+# -P: the working directory (this checkout) is not put first on sys.path, so that
+# ``--plugin-path`` decides which inspect_empathy is imported
 CASES: dict[str, list[str]] = {
-    "python": ["-c", "pass"],
-    "inspect": ["-c", "import inspect_ai"],
-    "inspect+plugin": ["-c", "import inspect_ai, inspect_empathy._registry"],
-    "cli --help": ["-m", "inspect_empathy.cli", "--help"],
+    "python": ["-P", "-c", "pass"],
+    "inspect": ["-P", "-c", "import inspect_ai"],
+    "inspect+plugin": ["-P", "-c", "import inspect_ai, inspect_empathy._registry"],
+    "cli --help": ["-P", "-m", "inspect_empathy.cli", "--help"],
 }
 HEAVY = ("numpy", "scipy", "pandas", "matplotlib")
 PROBE = (
@@ -53,7 +55,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     plugin = args.plugin_path.resolve()
     env = {"PYTHONPATH": os.pathsep.join([str(plugin), os.environ.get("PYTHONPATH", "")])}
 
-    probe = run_child(["-c", PROBE], env=env)
+    probe = run_child(["-P", "-c", PROBE], env=env)
     check(probe, "import probe")
     runs: list[dict[str, Any]] = []
     for rep in range(args.repeats):
