@@ -30,10 +30,10 @@ RAMBLE_WORDS = 60
 # (label, task args, provider honours n, words the judge writes before its score)
 CASES: list[tuple[str, dict[str, str], bool, int]] = [
     ("logprobs", {"method": "logprobs"}, True, 0),
-    ("samples (n=20)", {"method": "samples", "samples": "20"}, True, 0),
+    ("samples (n=20)", {"method": "samples", "completions": "20"}, True, 0),
     ("parse", {"method": "parse"}, True, 0),
     ("auto", {"method": "auto"}, True, 0),
-    ("samples (n=20), provider ignores n", {"method": "samples", "samples": "20"}, False, 0),
+    ("samples (n=20), provider ignores n", {"method": "samples", "completions": "20"}, False, 0),
     ("logprobs + cot", {"method": "logprobs", "cot": "true"}, True, 0),
     ("logprobs, rambling judge", {"method": "logprobs"}, True, RAMBLE_WORDS),
 ]
