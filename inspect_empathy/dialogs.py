@@ -38,6 +38,10 @@ JUDGE_PROMPT_KEY = "judge_prompt"
 HUMAN_RAW_KEY = "human_rating_raw"
 """Sample metadata key: the human rating as given, on its own scale."""
 
+RATING_SCOPE_KEY = "rating_scope"
+"""Sample metadata key of the named corpora: what the human rating rates, ``reply`` (the last
+reply, as the rubric does) or ``conversation`` (the whole dialog)."""
+
 TRANSCRIPT_KEY = "transcript"
 """Sample metadata key: the dialog rendered as the judge sees it (chat-message samples)."""
 

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..dialogs import HUMAN_RATINGS_KEY, DialogRecord, Turn, add_turn, bot_end
+from ..dialogs import HUMAN_RATINGS_KEY, RATING_SCOPE_KEY, DialogRecord, Turn, add_turn, bot_end
 from ..errors import DatasetError
 from ._files import read_text
 from ._options import check_keys, unescape_empathetic_dialogues
@@ -129,7 +129,7 @@ def _record(
     rating = {"mean": (first + second) / 2, "first": first, "second": second}[rater]
     head = ordered[0][1]
     metadata: dict[str, Any] = {
-        "rating_scope": "conversation",
+        RATING_SCOPE_KEY: "conversation",
         "rating_label": "selfeval empathy" + (" (mean of two raters)" if rater == "mean" else ""),
         "selfeval": str(head.get("selfeval")),
         "emotion": str(head.get("context") or ""),

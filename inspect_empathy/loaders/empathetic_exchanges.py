@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..dialogs import DialogRecord, Turn
+from ..dialogs import RATING_SCOPE_KEY, DialogRecord, Turn
 from ..errors import DatasetError
 from ._options import check_keys, unescape_empathetic_dialogues
 from ._problems import BAD_VALUE, MISSING_FIELD, NO_BOT_REPLY, LoadReport, Located, RecordProblem
@@ -107,7 +107,7 @@ def _record(
     metadata: dict[str, Any] = {
         "conv_id": conv_id,
         "exchange_number": number,
-        "rating_scope": "reply",
+        RATING_SCOPE_KEY: "reply",
     }
     if emotion is not None and emotion < len(values):
         metadata["emotion"] = values[emotion].strip()

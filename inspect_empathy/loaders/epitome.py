@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..dialogs import DialogRecord, Turn
+from ..dialogs import RATING_SCOPE_KEY, DialogRecord, Turn
 from ..errors import DatasetError
 from ._options import check_keys
 from ._problems import EMPTY_DIALOG, MISSING_FIELD, NO_BOT_REPLY, LoadReport, Located, RecordProblem
@@ -139,7 +139,7 @@ def load_epitome(path: Path, report: LoadReport, **mapping: Any) -> Iterator[Loc
         if repeats > 1:
             repeated += repeats - 1
         metadata: dict[str, Any] = {
-            "rating_scope": "reply",
+            RATING_SCOPE_KEY: "reply",
             "dimension": dimension,
             "levels": levels,
             "sp_id": key[0],

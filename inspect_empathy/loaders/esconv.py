@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..dialogs import DialogRecord, Turn, add_turn, ends_with_bot
+from ..dialogs import RATING_SCOPE_KEY, DialogRecord, Turn, add_turn, ends_with_bot
 from ..errors import DatasetError
 from ._options import check_keys
 from ._problems import (
@@ -140,7 +140,7 @@ def _turns(steps: list[Step]) -> tuple[list[Turn], int]:
 
 
 def _metadata(context: dict[str, Any], scope: str) -> dict[str, Any]:
-    metadata: dict[str, Any] = {"rating_scope": scope}
+    metadata: dict[str, Any] = {RATING_SCOPE_KEY: scope}
     if "emotion_type" in context:
         metadata["emotion"] = context["emotion_type"]
     for key in ("problem_type", "experience_type", "situation"):

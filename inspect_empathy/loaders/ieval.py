@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..dialogs import DialogRecord, Turn, ends_with_bot
+from ..dialogs import RATING_SCOPE_KEY, DialogRecord, Turn, ends_with_bot
 from ..errors import DatasetError
 from ._options import check_keys
 from ._problems import (
@@ -144,7 +144,7 @@ def _record(
         scores[key] = parse_rating(conversation[key], SCALE, key)
     rating = (scores["EU"] + scores["ER"]) / 2 if label == "mean" else scores[label]
     metadata: dict[str, Any] = {
-        "rating_scope": "conversation",
+        RATING_SCOPE_KEY: "conversation",
         "rating_label": "mean of EU and ER" if label == "mean" else label,
         "EU": scores["EU"],
         "ER": scores["ER"],
