@@ -623,10 +623,18 @@ def _handler_for(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                 self._send(400, json.dumps(error_body(server.kind, 400)).encode())
                 return
             reply = server._take(self.path, body)
+            self._open = True
             payload: dict[str, Any] | None = None
             try:
                 payload = self._answer(body, raw, reply)
             finally:
+                self._close(payload)
+
+        def _close(self, payload: dict[str, Any] | None) -> None:
+            """Count the request as done: before its last byte is sent, so that a client that
+            sends its next request on receiving this answer never sees two in flight."""
+            if getattr(self, "_open", False):
+                self._open = False
                 server._done(payload)
 
         def _answer(
@@ -653,10 +661,10 @@ def _handler_for(server: FakeServer) -> type[BaseHTTPRequestHandler]:
                     return None
                 payload = server.answer(body, reply)
                 events = anthropic_events(payload, reply.stream_error if reply else None)
-                self._send(200, events, headers, "text/event-stream")
+                self._send(200, events, headers, "text/event-stream", payload)
                 return payload
             payload = server.answer(body, reply)
-            self._send(200, json.dumps(payload).encode(), headers)
+            self._send(200, json.dumps(payload).encode(), headers, payload=payload)
             return payload
 
         def _unknown(self, raw: bytes = b"", why: str = "unknown path") -> None:
@@ -670,7 +678,9 @@ def _handler_for(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             data: bytes,
             headers: dict[str, str] | None = None,
             content_type: str = "application/json",
+            payload: dict[str, Any] | None = None,
         ) -> None:
+            self._close(payload)
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
