@@ -128,8 +128,7 @@ def empathy_scorer(
       samples: Deprecated alias of ``completions`` (warns once; an error when it
         disagrees with ``completions``).
     """
-    n = completions_option(completions, samples)
-    check_options(method, n, low_mass, min_parsed)
+    n = check_options(method, completions, samples, low_mass, min_parsed)
     if aggregate not in ("mean", "median"):
         raise ValueError(f"aggregate must be 'mean' or 'median', not {aggregate!r}")
     role = _as_role(model_role)
@@ -221,18 +220,28 @@ _deprecation_said: set[str] = set()
 
 
 def check_options(
-    method: str, completions: int, low_mass: str, min_parsed: float, prefix: str = ""
-) -> None:
+    method: str,
+    completions: int | None,
+    samples: int | None,
+    low_mass: str,
+    min_parsed: float,
+    prefix: str = "",
+) -> int:
     """Refuse bad scoring options with one plain line (`OptionError`, a ValueError that
-    ``inspect eval`` prints without a traceback); ``prefix`` leads the message (``-T ``)."""
+    ``inspect eval`` prints without a traceback); ``prefix`` leads the message (``-T ``).
+
+    Returns the number of completions (`completions_option`: ``completions`` or its
+    deprecated alias ``samples``)."""
+    n = completions_option(completions, samples, prefix)
     try:
-        check_method(method, completions)
+        check_method(method, n)
     except ValueError as ex:
         raise OptionError(f"{prefix}{ex}") from None
     if low_mass not in ("keep", "unscored"):
         raise OptionError(f"{prefix}low_mass must be 'keep' or 'unscored', not {low_mass!r}")
     if isinstance(min_parsed, bool) or not 0.0 <= float(min_parsed) <= 1.0:
         raise OptionError(f"{prefix}min_parsed must be between 0 and 1, not {min_parsed!r}")
+    return n
 
 
 def load_calibration(path: str) -> Any:

@@ -20,7 +20,6 @@ from .scorer import (
     Aggregate,
     LowMass,
     check_options,
-    completions_option,
     empathy_scorer,
     load_calibration,
     missing_grader_message,
@@ -93,8 +92,7 @@ def empathy(
         the judge's scores onto the human scale (raw scores kept beside them).
       samples: Deprecated alias of ``completions`` (warns once).
     """
-    n = completions_option(completions, samples, prefix="-T ")
-    check_options(method, n, low_mass, min_parsed, prefix="-T ")
+    n = check_options(method, completions, samples, low_mass, min_parsed, prefix="-T ")
     provenance = calibration_provenance(calibration)
     if input not in ("dialog", "prompt"):
         raise PrerequisiteError(f"input must be 'dialog' or 'prompt', not {input!r}")
@@ -201,8 +199,7 @@ def empathy_response(
         the grader's scores onto the human scale (raw scores kept beside them).
       samples: Deprecated alias of ``completions`` (warns once).
     """
-    n = completions_option(completions, samples, prefix="-T ")
-    check_options(grader_method, n, low_mass, min_parsed, prefix="-T ")
+    n = check_options(grader_method, completions, samples, low_mass, min_parsed, prefix="-T ")
     provenance = calibration_provenance(calibration)
     if not self_grading and grader_unbound_now(GRADER_ROLE):
         raise PrerequisiteError(missing_grader_message(GRADER_ROLE, SELF_GRADING_HINT))

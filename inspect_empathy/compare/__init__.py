@@ -98,12 +98,10 @@ def compare_logs(
             f"calibration method must be one of {', '.join(CALIBRATION_METHODS)}, "
             f"not {calibration_method!r}"
         )
-    from .logs import load_scores as load
     from .tables import build_comparison
 
-    loaded = load(logs, progress=progress, dataset=dataset)
     return build_comparison(
-        loaded,
+        load_scores(logs, progress=progress, dataset=dataset),
         resamples=resamples,
         seed=seed,
         progress=progress,
