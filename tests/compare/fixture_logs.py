@@ -78,6 +78,19 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
     return path
 
 
+def run_judges(log_dir: Path, dataset: str | Path, models: list[str], **eval_args: Any) -> None:
+    """Judge ``dataset`` with each model, writing .eval logs into ``log_dir`` (all succeed)."""
+    logs = eval(
+        empathy(dataset=str(dataset)),
+        model=models,
+        log_dir=str(log_dir),
+        log_format="eval",
+        display="none",
+        **eval_args,
+    )
+    assert all(log.status == "success" for log in logs)
+
+
 def judge(
     log_dir: Path, dataset: Path, model: str, **model_args: Any
 ) -> EvalLog:

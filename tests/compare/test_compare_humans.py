@@ -16,7 +16,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from fixture_logs import JUDGES_JSONL, LENGTH, LEXICON, RESPONSE_JSONL, records, reply
+from fixture_logs import (
+    JUDGES_JSONL,
+    LENGTH,
+    LEXICON,
+    RESPONSE_JSONL,
+    records,
+    reply,
+    run_judges,
+)
 from inspect_ai import eval
 from inspect_ai.log import read_eval_log
 
@@ -40,21 +48,10 @@ def expected_ratings() -> pd.DataFrame:
     return humans.validate_ratings(raw.astype(float) + 1.0)
 
 
-def run(log_dir: Path, models: list[str], dataset: Path = SPEC, **task_args: object) -> None:
-    logs = eval(
-        empathy(dataset=str(dataset), **task_args),  # type: ignore[arg-type]
-        model=models,
-        log_dir=str(log_dir),
-        log_format="eval",
-        display="none",
-    )
-    assert all(log.status == "success" for log in logs)
-
-
 @pytest.fixture(scope="module")
 def rated_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     log_dir = tmp_path_factory.mktemp("three_raters")
-    run(log_dir, [LEXICON, LENGTH])
+    run_judges(log_dir, SPEC, [LEXICON, LENGTH])
     return log_dir
 
 
@@ -208,7 +205,7 @@ def test_without_several_raters_nothing_changes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     logs = tmp_path / "logs"
-    run(logs, [LEXICON, LENGTH], dataset=JUDGES_JSONL)
+    run_judges(logs, JUDGES_JSONL, [LEXICON, LENGTH])
     out = tmp_path / "report"
     assert main(["compare", str(logs), "--out", str(out), "--resamples", "0", "--no-plots"]) == 0
     text = capsys.readouterr().out
@@ -274,7 +271,7 @@ def test_calibrate_then_apply_with_the_baseline_judge(
     assert mapped > 0
     # calibrating on the calibrated log fits on its raw scores: the map of a plain run
     plain = tmp_path / "plain"
-    run(plain, [LEXICON], dataset=JUDGES_JSONL)
+    run_judges(plain, JUDGES_JSONL, [LEXICON])
     again = calibrate_logs([applied], judge=LEXICON)[0]
     raw_fit = calibrate_logs([plain], judge=LEXICON)[0]
     assert again.n == raw_fit.n == 30
@@ -312,7 +309,7 @@ def test_calibrate_errors_are_one_line(
             for r in records(JUDGES_JSONL)[:4]
         )
     )
-    run(tmp_path / "unlabelled", [LEXICON], dataset=unlabelled)
+    run_judges(tmp_path / "unlabelled", unlabelled, [LEXICON])
     assert "no labelled samples" in error(str(tmp_path / "unlabelled"))
     eval(
         empathy_response(dataset=str(RESPONSE_JSONL)),

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from fixture_logs import run_judges
 from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ModelOutput, ModelUsage
@@ -33,19 +34,6 @@ FIXTURE = Path(__file__).parents[1] / "fixtures" / "compare" / "judges.jsonl"
 LEXICON = "empathy_baseline/lexicon"
 LENGTH = "empathy_baseline/length"
 RESAMPLES = 1000
-
-
-def run_judges(log_dir: Path, dataset: str, models: list[str], **kwargs: object) -> None:
-    """Judge ``dataset`` with each model, writing .eval logs into ``log_dir``."""
-    logs = eval(
-        empathy(dataset=dataset),
-        model=models,
-        log_dir=str(log_dir),
-        log_format="eval",
-        display="none",
-        **kwargs,  # type: ignore[arg-type]
-    )
-    assert all(log.status == "success" for log in logs)
 
 
 @pytest.fixture(scope="module")
