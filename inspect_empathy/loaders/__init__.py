@@ -26,19 +26,28 @@ from .turns import load_turns, parse_layout
 Loader = Callable[..., Iterator[Located]]
 
 
-def _table(format: str) -> Loader:
+def _rows_or_turns(format: str, load_rows: Loader) -> Loader:
+    """The loader of a row format: one dialog per row (CSV/TSV row, JSONL line), or one turn
+    per row with ``layout: turns``."""
+
     def load(path: Path, report: LoadReport, **mapping: Any) -> Iterator[Located]:
-        """One dialog per row, or one turn per row with ``layout: turns``."""
         if mapping.get("layout") is not None and parse_layout(mapping.pop("layout")) == "turns":
             yield from load_turns(path, report, format, **mapping)
         else:
-            yield from load_table(path, report, format, **mapping)
+            yield from load_rows(path, report, **mapping)
 
     return load
 
 
+def _table(format: str) -> Loader:
+    def load(path: Path, report: LoadReport, **mapping: Any) -> Iterator[Located]:
+        return load_table(path, report, format, **mapping)
+
+    return _rows_or_turns(format, load)
+
+
 FORMATS: dict[str, Loader] = {
-    "jsonl": load_jsonl,
+    "jsonl": _rows_or_turns("jsonl", load_jsonl),
     "json": load_json,
     "csv": _table("csv"),
     "tsv": _table("tsv"),

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from ..errors import DatasetError
-from ._problems import UNREADABLE
+from ._problems import BAD_JSON, UNREADABLE, LoadReport
 
 
 def check_regular_file(path: Path, max_bytes: int | None = None) -> int:
@@ -61,3 +64,23 @@ def read_text(path: Path, encoding: str = "utf-8-sig") -> str:
         raise DatasetError(undecodable_line(path, encoding)) from ex
     except OSError as ex:
         raise DatasetError(f"{path}: {UNREADABLE}: {ex.strerror or ex}") from ex
+
+
+def json_lines(path: Path, report: LoadReport) -> Iterator[tuple[str, Any]]:
+    """(``path:line``, parsed value) for each non-blank line of a JSONL file; a line that
+    is not JSON is reported (with its column) and skipped."""
+    loads = json.loads
+    # split on \n only: JSON strings may hold raw U+2028, U+0085 and other breaks
+    for number, line in enumerate(read_text(path).split("\n"), start=1):
+        if not line or line.isspace():
+            continue
+        where = f"{path}:{number}"
+        try:
+            value = loads(line)
+        except json.JSONDecodeError as ex:
+            report.problem(where, BAD_JSON, f"bad JSON: {ex.msg} (column {ex.colno})")
+            continue
+        except RecursionError:
+            report.problem(where, BAD_JSON, "bad JSON: nested too deeply")
+            continue
+        yield where, value

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..dialogs import TRAILING_KEY, DialogRecord, Scale, Turn, add_turn, end_with_bot
 from ..errors import DatasetError
-from ._files import read_text
+from ._files import json_lines, read_text
 from ._options import TextOptions, check_keys
 from ._problems import BAD_JSON, BAD_VALUE, MISSING_FIELD, LoadReport, Located, RecordProblem
 from ._ratings import parse_rating, parse_scale, rater_metadata
@@ -128,29 +128,10 @@ def json_options(
 
 
 def load_jsonl(path: Path, report: LoadReport, **mapping: Any) -> Iterator[Located]:
-    """Records from a JSONL file; a bad line is reported with its line number."""
-    if mapping.get("layout") is not None:
-        from .turns import load_turns, parse_layout
-
-        if parse_layout(mapping.pop("layout")) == "turns":
-            yield from load_turns(path, report, "jsonl", **mapping)
-            return
+    """Records from a JSONL file, one dialog per line; a bad line is reported with its line
+    number (``layout: turns`` is read by `turns.load_turns`)."""
     roles, scale, options = json_options(mapping, "jsonl")
-    text = read_text(path)
-    loads = json.loads
-    # split on \n only: JSON strings may hold raw U+2028, U+0085 and other breaks
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line or line.isspace():
-            continue
-        where = f"{path}:{number}"
-        try:
-            obj = loads(line)
-        except json.JSONDecodeError as ex:
-            report.problem(where, BAD_JSON, f"bad JSON: {ex.msg} (column {ex.colno})")
-            continue
-        except RecursionError:
-            report.problem(where, BAD_JSON, "bad JSON: nested too deeply")
-            continue
+    for where, obj in json_lines(path, report):
         try:
             record = record_from_object(obj, roles, scale, options)
         except RecordProblem as ex:

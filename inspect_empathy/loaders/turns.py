@@ -21,7 +21,6 @@ answer: it is excluded and counted.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -29,10 +28,9 @@ from typing import Any
 
 from ..dialogs import RESERVED_METADATA, DialogRecord, Turn, add_turn
 from ..errors import DatasetError
-from ._files import read_text
+from ._files import json_lines
 from ._options import TextOptions, check_keys
 from ._problems import (
-    BAD_JSON,
     BAD_VALUE,
     MISSING_FIELD,
     RESERVED_KEY,
@@ -132,18 +130,7 @@ def _jsonl_rows(
     meta_keys: list[str] | None = mapping.get("metadata")
     if isinstance(meta_keys, str):
         meta_keys = [meta_keys]
-    for number, line in enumerate(read_text(path).split("\n"), start=1):
-        if not line or line.isspace():
-            continue
-        where = f"{path}:{number}"
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as ex:
-            report.problem(where, BAD_JSON, f"bad JSON: {ex.msg} (column {ex.colno})")
-            continue
-        except RecursionError:
-            report.problem(where, BAD_JSON, "bad JSON: nested too deeply")
-            continue
+    for where, obj in json_lines(path, report):
         if not isinstance(obj, dict):
             report.problem(where, BAD_VALUE, f"expected a JSON object, got {type(obj).__name__}")
             continue
