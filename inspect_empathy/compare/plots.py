@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -16,6 +17,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from . import stats  # noqa: E402
@@ -54,19 +56,35 @@ def _save(figure: Figure, path: Path) -> Path:
     return path
 
 
+def _panel_grid(
+    count: int, width: float, height: float, **options: Any
+) -> tuple[Figure, list[Axes]]:
+    """A figure of ``count`` panels, up to three a row (each ``width`` x ``height`` inches),
+    the unused cells of the last row hidden; the panels' axes in order."""
+    columns = min(count, 3)
+    rows = math.ceil(count / columns)
+    figure, axes = plt.subplots(
+        rows,
+        columns,
+        figsize=(width * columns, height * rows),
+        squeeze=False,
+        constrained_layout=True,
+        **options,
+    )
+    cells = [ax for row in axes for ax in row]
+    for ax in cells[count:]:
+        ax.axis("off")
+    return figure, cells[:count]
+
+
 def heatmaps(comparison: JudgeComparison, path: Path) -> Path | None:
     """Judge score (rounded) against human rating: one 5x5 count matrix per judge."""
     samples = comparison.samples
     judges = comparison.judge_names
     if not comparison.has_human or not judges:
         return None
-    columns = min(len(judges), 3)
-    rows = math.ceil(len(judges) / columns)
-    figure, axes = plt.subplots(
-        rows, columns, figsize=(4.2 * columns, 4.0 * rows), squeeze=False, constrained_layout=True
-    )
-    for index, judge in enumerate(judges):
-        ax = axes[index // columns][index % columns]
+    figure, axes = _panel_grid(len(judges), 4.2, 4.0)
+    for ax, judge in zip(axes, judges, strict=True):
         rated = samples[(samples["judge"] == judge)].dropna(subset=["score", "human"])
         matrix = stats.confusion(rated["score"].to_numpy(float), rated["human"].to_numpy(float))
         ax.imshow(matrix, origin="lower", cmap="Blues", vmin=0)
@@ -83,8 +101,6 @@ def heatmaps(comparison: JudgeComparison, path: Path) -> Path | None:
             f"{_short(judge, 40)}\nρ={row['spearman']:.2f}  QWK={row['qwk']:.2f}", fontsize=10
         )
         ax.plot([-0.5, 4.5], [-0.5, 4.5], color="#d62728", linewidth=0.8, alpha=0.5)
-    for index in range(len(judges), rows * columns):
-        axes[index // columns][index % columns].axis("off")
     figure.suptitle("Judge vs human (counts of dialogs)")
     return _save(figure, path)
 
@@ -209,19 +225,9 @@ def length_scatter(comparison: JudgeComparison, path: Path) -> Path | None:
         return None
     bias = comparison.length_bias.set_index("rater")
     raters = [*comparison.judge_names, *([HUMAN] if comparison.has_human else [])]
-    columns = min(len(raters), 3)
-    rows = math.ceil(len(raters) / columns)
-    figure, axes = plt.subplots(
-        rows,
-        columns,
-        figsize=(4.2 * columns, 3.4 * rows),
-        squeeze=False,
-        sharey=True,
-        constrained_layout=True,
-    )
+    figure, axes = _panel_grid(len(raters), 4.2, 3.4, sharey=True)
     colours = _colours(len(raters))
-    for index, rater in enumerate(raters):
-        ax = axes[index // columns][index % columns]
+    for index, (ax, rater) in enumerate(zip(axes, raters, strict=True)):
         if rater == HUMAN:
             frame = samples.groupby(["dataset", "id"]).agg(
                 score=("human", "first"), reply_words=("reply_words", "first")
@@ -241,8 +247,6 @@ def length_scatter(comparison: JudgeComparison, path: Path) -> Path | None:
         ax.set_ylabel("score")
         ax.set_ylim(0.8, 5.2)
         ax.grid(alpha=0.3)
-    for index in range(len(raters), rows * columns):
-        axes[index // columns][index % columns].axis("off")
     figure.suptitle("Length bias: score against reply length")
     return _save(figure, path)
 
