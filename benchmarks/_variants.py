@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspect_ai import Task, task
+from inspect_ai import Task, task, task_with
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageUser
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
-from inspect_empathy import load_dialogs
+from inspect_empathy import empathy, load_dialogs
 from inspect_empathy._geval import method_config
 from inspect_empathy._rubric import render_dialog, render_prompt, turns_from_messages
 from inspect_empathy.scorer import empathy_scorer
@@ -118,3 +119,50 @@ VARIANTS = {
     "prerendered": prerendered,
     "prerendered_no_transcript": prerendered_no_transcript,
 }
+
+
+# --- what the end-of-run peak RSS is made of (rss_variants.py) ---
+
+
+@scorer(metrics=[mean()])
+def _lean(inner: Scorer) -> Scorer:
+    """The plugin's scorer, its Score stripped to value and answer."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        result = await inner(state, target)
+        return Score(value=result.value, answer=result.answer)
+
+    return score
+
+
+def _slim(dataset: Any, keep: tuple[str, ...]) -> MemoryDataset:
+    return MemoryDataset(
+        [
+            s.model_copy(update={"metadata": {k: v for k, v in (s.metadata or {}).items()
+                                              if k in keep}})
+            for s in dataset
+        ]
+    )  # fmt: skip
+
+
+@task
+def lean_score(dataset: str) -> Task:
+    """empathy, its Score reduced to value and answer (no explanation, no metadata)."""
+    return task_with(empathy(dataset=dataset), scorer=_lean(empathy_scorer(from_output=True)))
+
+
+@task
+def slim_metadata(dataset: str) -> Task:
+    """empathy, sample metadata cut to the bare task's keys."""
+    base = empathy(dataset=dataset)
+    keep = ("emotion", "case", "rationale", "human_rating")
+    return task_with(base, dataset=_slim(base.dataset, keep))
+
+
+@task
+def no_reducer(dataset: str) -> Task:
+    """empathy with Inspect's default epochs (no `empathy_mean` reducer)."""
+    return task_with(empathy(dataset=dataset), epochs=1)
+
+
+VARIANTS.update(lean_score=lean_score, slim_metadata=slim_metadata, no_reducer=no_reducer)

@@ -98,7 +98,7 @@ def record_to_sample(
     metadata: dict[str, Any] = {
         HUMAN_KEY: None,
         HUMAN_RAW_KEY: record.rating,
-        HUMAN_SCALE_KEY: list(record.scale) if record.rating is not None else None,
+        HUMAN_SCALE_KEY: record.scale if record.rating is not None else None,
         **record.metadata,
     }
     if left_out:

@@ -26,7 +26,8 @@ HUMAN_RATINGS_KEY = "human_ratings"
 """Sample metadata key: each rater's raw rating by rater name (several raters)."""
 
 HUMAN_SCALE_KEY = "human_rating_scale"
-"""Sample metadata key: the raw ratings' scale ``[low, high]``."""
+"""Sample metadata key: the raw ratings' scale ``(low, high)``, the record's own tuple
+(one per file, not a list per sample); a list once read back from a log."""
 
 LEFT_OUT_KEY = "turns_left_out"
 """Sample metadata key: how many earlier turns ``max_turns`` left out."""

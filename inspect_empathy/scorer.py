@@ -480,10 +480,15 @@ def _prompt_messages(messages: list[ChatMessage]) -> list[ChatMessage]:
     return list(messages[:end])
 
 
+_KEYS: dict[int, str] = {}
+"""The distribution's keys, one string per score for all the Scores of a run (each Score
+keeps only its five probabilities, not five more strings)."""
+
+
 def _distribution(judgement: Judgement) -> dict[str, float] | None:
     if judgement.distribution is None:
         return None
-    return {str(k): round(p, 6) for k, p in judgement.distribution.items()}
+    return {_KEYS.setdefault(k, str(k)): round(p, 6) for k, p in judgement.distribution.items()}
 
 
 _MARKDOWN = re.compile(r"([\\`*\[\]<>~])|(?<!\w)_|_(?!\w)")
@@ -551,9 +556,18 @@ def to_score(judgement: Judgement, context: dict[str, Any]) -> Score:
     return Score(
         value=judgement.value,
         answer=judgement.raw,
-        explanation=_explain(judgement),
+        explanation=_score_explanation(judgement),
         metadata=metadata,
     )
+
+
+def _score_explanation(judgement: Judgement) -> str | None:
+    """A scored judgement's explanation, or None for a logprobs score whose probabilities
+    held: its metadata's ``distribution`` is the whole story, and Inspect keeps and
+    writes each Score's text several times over (metrics, summaries, reductions)."""
+    if judgement.method == "logprobs" and not judgement.details.get("low_mass"):
+        return None
+    return _explain(judgement)
 
 
 def panel_score(

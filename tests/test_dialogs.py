@@ -57,7 +57,7 @@ def test_sample_keeps_raw_rating_and_scale() -> None:
     assert [m.role for m in sample.input] == ["user", "assistant"]
     assert sample.metadata["human_rating"] == 3.0
     assert sample.metadata["human_rating_raw"] == 2
-    assert sample.metadata["human_rating_scale"] == [1, 3]
+    assert sample.metadata["human_rating_scale"] == (1, 3)
     assert sample.metadata["emotion"] == "sad"
     assert sample.target == "3"
     assert sample.metadata["transcript"] == (
@@ -165,7 +165,7 @@ def test_judge_prompt_sample_keeps_only_what_users_need() -> None:
     assert sample.metadata == {
         "human_rating": 3.0,
         "human_rating_raw": 2,
-        "human_rating_scale": [1, 3],
+        "human_rating_scale": (1, 3),
         "emotion": "lonely",
         "reply_words": reply_words(DIALOG[-1].content),
         JUDGE_PROMPT_KEY: True,

@@ -725,7 +725,9 @@ def test_explanations_render_as_written_in_markdown() -> None:
     from inspect_empathy._geval import Judgement
     from inspect_empathy.scorer import panel_score, to_score
 
-    logprobs = Judgement(4.2, "logprobs", "4", {1: 0, 2: 0, 3: 0.1, 4: 0.6, 5: 0.3})
+    distribution = {1: 0, 2: 0, 3: 0.1, 4: 0.6, 5: 0.3}
+    low = {"low_mass": True, "score_token_mass": 0.3}
+    logprobs = Judgement(4.2, "logprobs", "4", distribution, details=low)
     unscored = Judgement(None, "parse", "**7**", reason="score *7* is outside 1-5 [x](y) <b>")
     panel = panel_score([("a_b_", logprobs), ("<judge>", unscored)], "mean", {})
     for explanation in (to_score(logprobs, {}).explanation, panel.explanation):
@@ -734,3 +736,23 @@ def test_explanations_render_as_written_in_markdown() -> None:
         assert "0.100 × 3 + 0.600 × 4 + 0.300 × 5 = 4.200" in html
     html = MarkdownIt().render(to_score(unscored, {}).explanation or "")
     assert "score *7* is outside 1-5 [x](y) &lt;b&gt;" in html
+
+
+def test_logprobs_score_whose_mass_held_keeps_its_distribution_not_a_text() -> None:
+    from inspect_empathy._geval import Judgement
+    from inspect_empathy.scorer import to_score
+
+    distribution = {1: 0.0, 2: 0.0, 3: 0.1, 4: 0.6, 5: 0.3}
+    held = Judgement(4.2, "logprobs", "4", distribution, details={"score_token_mass": 0.98})
+    score = to_score(held, {})
+    assert score.explanation is None
+    assert score.metadata == {
+        "method": "logprobs",
+        "distribution": {"1": 0.0, "2": 0.0, "3": 0.1, "4": 0.6, "5": 0.3},
+        "score_token_mass": 0.98,
+    }
+    low = Judgement(4.2, "logprobs", "4", distribution, details={"low_mass": True,
+                                                                  "score_token_mass": 0.3})
+    assert "low mass: score tokens held 30.0%" in (to_score(low, {}).explanation or "")
+    parsed = to_score(Judgement(4.0, "parse", "4"), {})
+    assert parsed.explanation == "parse: 4"

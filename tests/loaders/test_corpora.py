@@ -148,7 +148,7 @@ def test_epitome_joined_on_pairs_with_the_sum_by_default() -> None:
         "explorations": 0.0,
     }
     assert first.metadata["human_rating_raw"] == 3.0
-    assert first.metadata["human_rating_scale"] == [0.0, 6.0]
+    assert first.metadata["human_rating_scale"] == (0.0, 6.0)
     assert first.metadata["human_rating"] == 3.0
     assert [m.role for m in first.input] == ["user", "assistant"]
     # a pair on two rows with levels 1 and 2 for emotional reactions: their mean
@@ -163,7 +163,7 @@ def test_epitome_joined_on_pairs_with_the_sum_by_default() -> None:
 def test_epitome_one_dimension_from_one_file() -> None:
     dataset = load_dialogs(FIXTURES / "epitome" / "explorations-reddit.csv", dimension="ex")
     sample = by_id(dataset)["epitome-ab12cd-ij56kl"]
-    assert sample.metadata["human_rating_scale"] == [0.0, 2.0]
+    assert sample.metadata["human_rating_scale"] == (0.0, 2.0)
     assert sample.metadata["human_rating"] == 3.0  # level 1 of 0-2
 
 

@@ -23,7 +23,7 @@ def test_jsonl_turns_and_openai_messages() -> None:
     assert j2.metadata["system_messages"] == ["You are a helpful assistant."]
     # a record's own scale wins
     assert samples["j3"].metadata["human_rating"] == 3.0
-    assert samples["j3"].metadata["human_rating_scale"] == [1.0, 3.0]
+    assert samples["j3"].metadata["human_rating_scale"] == (1.0, 3.0)
     assert samples["j4"].metadata["human_rating"] is None
 
 
@@ -56,7 +56,7 @@ def test_csv_through_a_spec_file_with_no_code() -> None:
     assert [m.role for m in first.input] == ["user", "assistant", "user", "assistant"]
     assert first.input[1].text.startswith("Oh no, you were really hoping")
     assert first.metadata["human_rating_raw"] == 3.0
-    assert first.metadata["human_rating_scale"] == [1.0, 3.0]
+    assert first.metadata["human_rating_scale"] == (1.0, 3.0)
     assert first.metadata["human_rating"] == 5.0
     assert samples["c-002"].metadata["human_rating"] == 1.0
     assert first.metadata["channel"] == "web"
