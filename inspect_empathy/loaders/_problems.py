@@ -6,6 +6,7 @@ rules come from the record model (`dialogs`) and are named here with the others.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +32,37 @@ PROBLEM_LIMIT = 20
 
 Located = tuple[str, DialogRecord]
 """A record with where it came from (``file:line`` or ``file: record N``)."""
+
+
+class RecordBlock:
+    """A run of valid records in file order whose ids differ from each other, with where
+    each came from (``where(i)``, asked only for a message).
+
+    A loader that checked many rows at once yields one instead of a `Located` per
+    record; `dataset._unique` takes the records in one step unless it must look at each
+    (an id seen before, a text check), then it reads them as `located`.
+    """
+
+    __slots__ = ("records", "ids", "where")
+
+    def __init__(
+        self, records: list[DialogRecord], ids: list[str], where: Callable[[int], str]
+    ) -> None:
+        self.records = records
+        self.ids = ids
+        self.where = where
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def located(self) -> Iterator[Located]:
+        """The records one by one, with where each came from."""
+        for index, record in enumerate(self.records):
+            yield self.where(index), record
+
+    def where_of(self, record_id: str) -> str:
+        """Where the record with this id came from."""
+        return self.where(self.ids.index(record_id))
 
 @dataclass(frozen=True, slots=True)
 class Problem:
