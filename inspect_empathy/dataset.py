@@ -488,11 +488,15 @@ def _unique(
     """
     records: list[DialogRecord] = []
     seen: dict[str, str | RecordBlock] = {}
+    taken: list[RecordBlock] = []  # blocks whose ids are not in seen yet (often none follow)
     for item in located:
+        for block in taken:
+            seen.update(zip(block.ids, repeat(block)))
+        taken.clear()
         if isinstance(item, RecordBlock):
             if not check_text and seen.keys().isdisjoint(item.ids):
                 records.extend(item.records)
-                seen.update(zip(item.ids, repeat(item)))
+                taken.append(item)
                 continue
             items: Iterable[Located] = item.located()
         else:

@@ -10,11 +10,12 @@ that do not decode, a column pandas does not read as text. None means "read it w
 ``csv`` module", which reports every problem with its line; so the fast read changes no
 result and no error, only the time. `pandas_rows` gives the table as (line, cells) rows.
 
-The checks are whole-file counts: every newline and every delimiter in the file must be
-a row end, a cell boundary or a character inside a cell, so that no line was skipped or
-cell padded, and each row's first line follows from the newlines inside earlier rows.
-The counts inside cells are taken on the bytes of pandas' Arrow string columns when it
-keeps them (pandas 3), else on the Python strings.
+pandas reads every line (``skip_blank_lines=False``: a blank line is a row of empty
+cells, which the ``csv`` module would skip, so the file is refused), so each row's first
+line follows from the newlines inside earlier rows. A row shorter than the header comes
+padded with empty cells; if any row ends in an empty cell, every delimiter in the file
+must be a cell boundary or a character inside a cell (a whole-file count, on the bytes
+of pandas' Arrow string columns when it keeps them, pandas 3, else on Python strings).
 """
 
 from __future__ import annotations
@@ -78,10 +79,7 @@ class PandasTable:
 
     def row(self, index: int) -> list[str]:
         """Row ``index``'s cells (counted from the first row after the header)."""
-        return [
-            cells[index] if isinstance(cells, list) else cells[index].as_py()
-            for cells in self._body
-        ]
+        return [_cell(cells, index) for cells in self._body]
 
     def lines(self) -> list[int]:
         """Each body row's first line (the header's lines counted), computed on first use."""
@@ -132,7 +130,7 @@ def pandas_table(
             sep=delimiter,
             quotechar='"',
             doublequote=True,
-            skip_blank_lines=True,
+            skip_blank_lines=False,  # a blank line: a row of empty cells, refused
             engine="c",
             encoding="utf-8",
         )
@@ -146,17 +144,14 @@ def pandas_table(
     del frame
     if not any(header) or _empty_rows(body):
         return None  # a row of empty cells: the csv module skips it, pandas keeps it
-    counts = [_count_inside(cells, ("\n", delimiter)) for cells in body]
-    inside = sum(n for n, _ in counts) + sum(h.count("\n") for h in header)
-    cells_sep = sum(d for _, d in counts) + sum(h.count(delimiter) for h in header)
-    ends = rows - (0 if data.endswith(b"\n") else 1)
-    import numpy
-
-    raw = numpy.frombuffer(data, dtype=numpy.uint8)
-    if _count(raw, "\n") != ends + inside or _count(raw, delimiter) != (
-        rows * (len(body) - 1) + cells_sep
+    # a row shorter than the header comes padded with empty cells: only a row whose last
+    # cell is empty can be one; then every delimiter must be a cell boundary or in a cell
+    if _has_empty(body[-1]) and _count(data, delimiter) != (
+        rows * (len(body) - 1)
+        + sum(_count_in(cells, delimiter) for cells in body)
+        + sum(h.count(delimiter) for h in header)
     ):
-        return None  # skipped lines or padded rows
+        return None  # padded rows
     return PandasTable(header, body, rows - 1)
 
 
@@ -172,7 +167,7 @@ def _is_text(dtype: Any) -> bool:
     """Whether pandas kept a column as text (Python or Arrow strings), not numbers."""
     import pandas
 
-    return dtype == object or isinstance(dtype, pandas.StringDtype)
+    return isinstance(dtype, pandas.StringDtype) or str(dtype) == "object"
 
 
 def _body(series: Any) -> Any:
@@ -193,20 +188,29 @@ def _body(series: Any) -> Any:
     return series.tolist()
 
 
-def _count_inside(cells: Any, chars: tuple[str, str]) -> tuple[int, int]:
-    """How often each of two characters occurs in a column's cells."""
-    if not isinstance(cells, list):
-        data = _utf8_bytes(cells)
-        return _count(data, chars[0]), _count(data, chars[1])
-    return (sum(map(str.count, cells, repeat(chars[0]))),
-            sum(map(str.count, cells, repeat(chars[1]))))  # fmt: skip
+def _count_in(cells: Any, char: str) -> int:
+    """How often an ASCII character occurs in a column's cells."""
+    if isinstance(cells, list):
+        return sum(map(str.count, cells, repeat(char)))
+    return _count(_utf8_bytes(cells), char)
 
 
 def _count(data: Any, char: str) -> int:
     """How often an ASCII character occurs in bytes (numpy: twice as fast as bytes.count)."""
     import numpy
 
+    if isinstance(data, bytes):
+        data = numpy.frombuffer(data, dtype=numpy.uint8)
     return int(numpy.count_nonzero(data == ord(char)))
+
+
+def _has_empty(cells: Any) -> bool:
+    """Whether some cell of a column is empty."""
+    if isinstance(cells, list):
+        return "" in cells
+    import pyarrow.compute
+
+    return bool(pyarrow.compute.any(pyarrow.compute.equal(cells, "")).as_py())
 
 
 def _utf8_bytes(array: Any) -> Any:
@@ -239,8 +243,12 @@ def _empty_rows(body: list[Any]) -> bool:
     for cells in body[1:]:
         if not empty:
             return False
-        empty = [i for i in empty if not (cells[i] if isinstance(cells, list) else cells[i].as_py())]
+        empty = [i for i in empty if not _cell(cells, i)]
     return bool(empty)
+
+
+def _cell(cells: Any, index: int) -> str:
+    return cells[index] if isinstance(cells, list) else cells[index].as_py()  # type: ignore[no-any-return]
 
 
 def _starts(rows: int, multiline: list[list[int]]) -> Iterable[int]:

@@ -45,9 +45,9 @@ from ..dialogs import (
     ends_with_bot,
 )
 from ..errors import DatasetError
+from ._column_records import column_records
 from ._files import check_regular_file, undecodable_line
 from ._options import TextOptions, check_keys
-from ._column_records import column_records
 from ._pandas_csv import PandasTable, pandas_table
 from ._problems import (
     EMPTY_DIALOG,
