@@ -31,35 +31,60 @@ PYTHON_SPACE = (
 )
 """The characters `str.strip` removes (`str.isspace`): a turn must hold another one."""
 
+_SPACE = "".join(f"\\x{{{ord(c):x}}}" for c in PYTHON_SPACE)
+"""`PYTHON_SPACE` for a character class of an RE2 pattern."""
+
 _LABEL = re.compile(r"[a-z][a-z0-9 _.'&/-]{0,39}")
+
 
 class _Rows:
     """What the lazy records of a file share: the cells they are made from."""
 
-    __slots__ = ("table", "transcript", "ids", "ratings", "scale", "roles", "meta_cols")
+    __slots__ = ("table", "mapper", "ids", "numbers", "blank")
 
-    def __init__(self, table: PandasTable, mapper: Any, ids: list[str], ratings: list[Any]):
+    def __init__(self, table: PandasTable, mapper: Any, ids: list[str] | None,
+                 numbers: Any, blank: Any) -> None:  # fmt: skip
         self.table = table
-        self.transcript: int = mapper.transcript_col
+        self.mapper = mapper
         self.ids = ids
-        self.ratings = ratings
-        self.scale = mapper.scale
-        self.roles = mapper.roles
-        self.meta_cols: list[tuple[str, int]] = mapper.meta_cols
+        self.numbers = numbers
+        self.blank = blank
+
+    def id(self, index: int) -> str:
+        """Row ``index``'s id (a passing row's id cell needs no strip)."""
+        if self.ids is not None:
+            return self.ids[index]
+        if self.mapper.id_col is None:
+            return f"{self.mapper.stem}-{index + 1}"
+        return self.table.cell(self.mapper.id_col, index)
+
+    def id_list(self, start: int, stop: int) -> list[str]:
+        """The ids of rows start:stop."""
+        if self.ids is None and self.mapper.id_col is not None:
+            self.ids = self.table.column(self.mapper.id_col)
+        if self.ids is not None:
+            return self.ids[start:stop]
+        return [f"{self.mapper.stem}-{number}" for number in range(start + 1, stop + 1)]
+
+    def rating(self, index: int) -> float | None:
+        if self.numbers is None or self.blank[index]:
+            return None
+        return float(self.numbers[index])
+
+    def unrated(self, start: int, stop: int) -> int:
+        return stop - start if self.blank is None else int(self.blank[start:stop].sum())
 
     def fill(self, record: LazyRecord, index: int) -> None:
         """Set the fields of the record of row ``index``."""
-        table = self.table
-        arrow = table.arrow(self.transcript)
-        text = table.column(self.transcript)[index] if arrow is None else arrow[index].as_py()
-        _SLOTS["id"].__set__(record, self.ids[index])
-        _SLOTS["turns"].__set__(record, known_turns(text, self.roles))
-        _SLOTS["rating"].__set__(record, self.ratings[index])
-        _SLOTS["scale"].__set__(record, self.scale)
+        table, mapper = self.table, self.mapper
+        _SLOTS["id"].__set__(record, self.id(index))
+        text = table.cell(mapper.transcript_col, index)
+        _SLOTS["turns"].__set__(record, known_turns(text, mapper.roles))
+        _SLOTS["rating"].__set__(record, self.rating(index))
+        _SLOTS["scale"].__set__(record, mapper.scale)
         metadata = {}
-        for name, column in self.meta_cols:
-            arrow = table.arrow(column)
-            value = table.column(column)[index] if arrow is None else arrow[index].as_py()
+        for name, column in mapper.meta_cols:
+            value = table.cell(column, index)
             if value:
                 metadata[name] = value
         _SLOTS["metadata"].__set__(record, metadata)
@@ -144,8 +169,7 @@ def transcript_pattern(roles: Mapping[str, str]) -> str | None:
             sides[role].append("".join(_char(c) for c in label))
     if not sides["user"] or not sides["bot"]:
         return None
-    space = "".join(f"\\x{{{ord(c):x}}}" for c in PYTHON_SPACE)
-    text = f"[^\\n\\r]*[^{space}][^\\n\\r]*"
+    text = f"[^\\n\\r]*[^{_SPACE}][^\\n\\r]*"
     user = f"(?:{'|'.join(sides['user'])}):{text}"
     bot = f"(?:{'|'.join(sides['bot'])}):{text}"
     return f"^(?:{user}\\n)?(?:{bot}\\n{user}\\n)*{bot}$"
@@ -175,21 +199,61 @@ def _rating(raw: str) -> float | None:
         return None if not raw.strip() else float("nan")
 
 
-def column_ratings(cells: list[str], scale: tuple[float, float]) -> tuple[list[Any], Any]:
-    """Each cell as the per-row builder reads it (a float, None for a blank cell), and
-    whether that is fine (numpy booleans; not: no number, or off the scale: the row
-    builder says which)."""
+DECIMAL = r"^[0-9]{1,15}(?:\.[0-9]{1,15})?$"
+"""Rating cells read by Arrow's cast: plain decimals, which it and `float` round alike."""
+
+
+def column_ratings(table: PandasTable, column: int, scale: tuple[float, float]) -> Any:
+    """(numbers, blank, fine) for a rating column: each cell as a float as the per-row
+    builder reads it, whether it is blank (unrated), and whether it is fine (blank, or a
+    number on the scale; not: the row builder says why). numpy arrays."""
     import numpy
 
     low, high = scale
+    arrow = table.arrow(column)
+    if arrow is not None:
+        import pyarrow
+        import pyarrow.compute as pc
+
+        plain = pc.match_substring_regex(arrow, DECIMAL)
+        numbers = pc.cast(pc.if_else(plain, arrow, "0"), pyarrow.float64()).to_numpy()
+        plain = plain.to_numpy(zero_copy_only=False)
+        blank = pc.equal(arrow, "").to_numpy(zero_copy_only=False)
+        fine = blank | (plain & (numbers >= low) & (numbers <= high))
+        return numbers, blank, fine
     try:
-        values: list[Any] = list(map(float, cells))
+        values: list[Any] = list(map(float, table.column(column)))
     except ValueError:
-        values = list(map(_rating, cells))
-        numbers = numpy.array([low if v is None else v for v in values], dtype=float)
-    else:
-        numbers = numpy.array(values, dtype=float)
-    return values, (numbers >= low) & (numbers <= high)  # NaN: False
+        values = list(map(_rating, table.column(column)))
+    blank = numpy.array([value is None for value in values], dtype=bool)
+    numbers = numpy.array([low if v is None else v for v in values], dtype=float)
+    return numbers, blank, blank | ((numbers >= low) & (numbers <= high))  # NaN: False
+
+
+TRIMMED = f"(?s)^[^{_SPACE}](?:.*[^{_SPACE}])?$"
+"""Id cells that `str.strip` leaves as they are, and not blank."""
+
+
+def column_ids(table: PandasTable, column: int) -> tuple[list[str] | None, Any]:
+    """(ids or None, fine) for an id column: the ids as Python strings when they had to be
+    read (else None: each passing row's cell is its id), and whether each is fine (not
+    blank, not seen in an earlier row; not: the row builder and duplicate check say so)."""
+    import numpy
+
+    arrow = table.arrow(column)
+    if arrow is not None:
+        import pyarrow.compute as pc
+
+        trimmed = pc.match_substring_regex(arrow, TRIMMED).to_numpy(zero_copy_only=False)
+        if trimmed.all() and pc.count_distinct(arrow).as_py() == len(arrow):
+            return None, trimmed
+    ids = list(map(str.strip, table.column(column)))
+    unique = set(ids)
+    if "" not in unique and len(unique) == len(ids):
+        return ids, numpy.ones(len(ids), dtype=bool)
+    seen: set[str] = set()
+    fresh = [bool(i) and not (i in seen or seen.add(i)) for i in ids]  # type: ignore[func-returns-value]
+    return ids, numpy.array(fresh, dtype=bool)
 
 
 def column_records(
@@ -212,26 +276,19 @@ def column_records(
     pattern = transcript_pattern(mapper.roles)
     if pattern is None:
         return None
-    rows = len(table)
     try:
         passing = matching_rows(table, mapper.transcript_col, pattern)
-    except Exception:  # noqa: BLE001 - no pyarrow, or a pattern RE2 refuses: row by row
-        return None
-    if mapper.id_col is None:
-        ids = [f"{mapper.stem}-{number}" for number in range(1, rows + 1)]
-    else:
-        ids = list(map(str.strip, table.column(mapper.id_col)))
-        if "" in set(ids) or len(set(ids)) != rows:
-            seen: set[str] = set()
-            fresh = [bool(i) and not (i in seen or seen.add(i)) for i in ids]  # type: ignore[func-returns-value]
-            passing &= numpy.array(fresh, dtype=bool)
-    if mapper.rating_col is None:
-        ratings: list[Any] = [None] * rows
-    else:
-        ratings, fine = column_ratings(table.column(mapper.rating_col), mapper.scale)
+        ids, fine = (None, True) if mapper.id_col is None else column_ids(table, mapper.id_col)
         passing &= fine
+        numbers = blank = None
+        if mapper.rating_col is not None:
+            numbers, blank, fine = column_ratings(table, mapper.rating_col, mapper.scale)
+            passing &= fine
+    except ImportError:
+        return None  # no pyarrow: row by row
     failing = numpy.flatnonzero(~passing).tolist()
-    return _records(table, mapper, origin, report, failing, _Rows(table, mapper, ids, ratings))
+    rows = _Rows(table, mapper, ids, numbers, blank)
+    return _records(table, mapper, origin, report, failing, rows)
 
 
 def _records(
@@ -248,7 +305,7 @@ def _records(
     for stop in [*failing, len(table)]:
         if stop > start:
             yield _block(rows, origin, start, stop)
-            unrated += rows.ratings[start:stop].count(None)
+            unrated += rows.unrated(start, stop)
         if stop < len(table):
             where = f"{origin}:{table.lines()[stop]}"
             try:
@@ -275,7 +332,10 @@ def _block(rows: _Rows, origin: str, start: int, stop: int) -> RecordBlock:
     def where(index: int) -> str:
         return f"{origin}:{rows.table.lines()[start + index]}"
 
-    return RecordBlock(records, rows.ids[start:stop], where)  # type: ignore[arg-type]
+    def ids() -> list[str]:
+        return rows.id_list(start, stop)
+
+    return RecordBlock(records, ids, where)  # type: ignore[arg-type]
 
 
 _ROWS, _INDEX = LazyRecord._rows, LazyRecord._index  # type: ignore[attr-defined]

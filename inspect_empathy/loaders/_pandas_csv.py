@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import codecs
 import io
+import mmap
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import suppress
 from itertools import accumulate, repeat
 from operator import add
 from pathlib import Path
@@ -77,6 +79,10 @@ class PandasTable:
             body = self._body[index] = body.to_pylist()
         return body  # type: ignore[no-any-return]
 
+    def cell(self, column: int, index: int) -> str:
+        """Column ``column``'s cell in row ``index``."""
+        return _cell(self._body[column], index)
+
     def row(self, index: int) -> list[str]:
         """Row ``index``'s cells (counted from the first row after the header)."""
         return [_cell(cells, index) for cells in self._body]
@@ -102,19 +108,35 @@ def pandas_table(
 ) -> PandasTable | None:
     """The checked columns of a plain file, or None to read the file the slow way.
 
-    ``plain`` says the dialect has no ``na_values`` and the UTF-8 encoding.
+    ``plain`` says the dialect has no ``na_values`` and the UTF-8 encoding. The checks
+    read the file mapped into memory (no copy); pandas reads it from the open file.
     """
     if not plain or delimiter not in DELIMITERS or quotechar != '"' or escapechar is not None:
         return None
     try:
-        data = path.read_bytes()
+        file = path.open("rb")
     except OSError:
         return None
-    if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8) :]
-    if not data or b"\x00" in data or _ODD_QUOTE[delimiter].search(data):
+    with file:
+        try:
+            mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):  # ValueError: an empty file
+            return None
+        try:
+            if mapped[: len(codecs.BOM_UTF8)] == codecs.BOM_UTF8:
+                data = mapped[len(codecs.BOM_UTF8) :]
+                return _checked_table(io.BytesIO(data), data, delimiter)
+            return _checked_table(file, mapped, delimiter)
+        finally:
+            with suppress(BufferError):  # a view still held: the mapping closes when freed
+                mapped.close()
+
+
+def _checked_table(source: Any, data: Any, delimiter: str) -> PandasTable | None:
+    """The table pandas reads from ``source``, whose bytes are ``data``, or None."""
+    if not len(data) or data.find(b"\x00") >= 0 or _ODD_QUOTE[delimiter].search(data):
         return None
-    if b"\r" in data and _LONE_CR.search(data):
+    if data.find(b"\r") >= 0 and _LONE_CR.search(data):
         return None  # a lone carriage return: a line break to the csv module, not to pandas
     import pandas
 
@@ -122,7 +144,7 @@ def pandas_table(
         # types inferred, not dtype=object: pandas 3 then keeps text in Arrow arrays
         # (half the time); a column read as numbers or booleans is refused below
         frame = pandas.read_csv(
-            io.BytesIO(data),
+            source,
             header=None,
             na_filter=False,
             keep_default_na=False,
@@ -133,6 +155,7 @@ def pandas_table(
             skip_blank_lines=False,  # a blank line: a row of empty cells, refused
             engine="c",
             encoding="utf-8",
+            compression=None,
         )
     except Exception:  # noqa: BLE001 - any parse or decode error: the csv module reports it
         return None
@@ -199,7 +222,7 @@ def _count(data: Any, char: str) -> int:
     """How often an ASCII character occurs in bytes (numpy: twice as fast as bytes.count)."""
     import numpy
 
-    if isinstance(data, bytes):
+    if not isinstance(data, numpy.ndarray):
         data = numpy.frombuffer(data, dtype=numpy.uint8)
     return int(numpy.count_nonzero(data == ord(char)))
 

@@ -43,14 +43,24 @@ class RecordBlock:
     (an id seen before, a text check), then it reads them as `located`.
     """
 
-    __slots__ = ("records", "ids", "where")
+    __slots__ = ("records", "_ids", "where")
 
     def __init__(
-        self, records: list[DialogRecord], ids: list[str], where: Callable[[int], str]
+        self,
+        records: list[DialogRecord],
+        ids: list[str] | Callable[[], list[str]],
+        where: Callable[[int], str],
     ) -> None:
         self.records = records
-        self.ids = ids
+        self._ids = ids
         self.where = where
+
+    @property
+    def ids(self) -> list[str]:
+        """The records' ids, in order (``ids`` may be given as a function, called once)."""
+        if callable(self._ids):
+            self._ids = self._ids()
+        return self._ids
 
     def __len__(self) -> int:
         return len(self.records)
