@@ -33,11 +33,12 @@ from typing import Any
 
 DELIMITERS = (",", "\t")
 
-# a quote with a character on both sides that is neither a delimiter, a newline nor a
+# a quote with a character on both sides that is neither a delimiter, a line break nor a
 # quote: not a cell's opening or closing quote nor a doubled one (the csv module refuses
-# or reads such a quote differently; leave the file to it)
+# or reads such a quote differently; leave the file to it). A carriage return counts as a
+# line break: the one of CR LF line ends (a lone one refuses the file anyway)
 _ODD_QUOTE = {
-    d: re.compile(b'"(?<=[^' + d.encode() + b'\\n"]")(?=[^' + d.encode() + b'\\n"])')
+    d: re.compile(b'"(?<=[^' + d.encode() + b'\\r\\n"]")(?=[^' + d.encode() + b'\\r\\n"])')
     for d in DELIMITERS
 }
 
