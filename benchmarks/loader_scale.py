@@ -1,8 +1,9 @@
 """Loader scale: ``load_dialogs`` on generated 100,000-dialog JSONL, CSV and turn-per-row files.
 
 Each loader runs in its own child process, and the kinds run interleaved (every kind once,
-then again, ...). Every child imports the same modules first (inspect_ai, inspect_empathy,
-pandas), so peak RSS differs only by what the loading itself holds; the RSS growth during
+then again, ...). Every child imports the same modules first (inspect_ai, inspect_empathy
+with its dataset and loader modules, pandas), so time and peak RSS differ only by what the
+loading itself does and holds; the RSS growth during
 loading is reported too. The baselines are plain ``json.loads`` per line for JSONL,
 ``pandas.read_csv`` for the CSV, and ``pandas.read_csv`` + ``groupby`` (the turns of each
 dialog gathered into lists) for the turn-per-row file (``layout: turns``). ``csv.reader``
@@ -102,6 +103,7 @@ def child(kind: str, path: str) -> None:
     import pandas
 
     import inspect_empathy
+    import inspect_empathy.dataset  # noqa: F401 - the loaders too (load_dialogs imports on use)
 
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     start, cpu_start = time.perf_counter(), time.process_time()

@@ -19,11 +19,14 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import repeat
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..dialogs import DialogRecord, Turn
 from ._pandas_csv import PandasTable
 from ._problems import LoadReport, Located, RecordBlock, RecordProblem
+
+if TYPE_CHECKING:
+    from .tabular import RowMapper
 
 PYTHON_SPACE = (
     "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
@@ -42,7 +45,7 @@ class _Rows:
 
     __slots__ = ("table", "mapper", "ids", "numbers", "blank")
 
-    def __init__(self, table: PandasTable, mapper: Any, ids: list[str] | None,
+    def __init__(self, table: PandasTable, mapper: RowMapper, ids: list[str] | None,
                  numbers: Any, blank: Any) -> None:  # fmt: skip
         self.table = table
         self.mapper = mapper
@@ -156,8 +159,8 @@ def known_turns(text: str, roles: Mapping[str, str]) -> list[Turn]:
 
 
 def transcript_pattern(roles: Mapping[str, str]) -> str | None:
-    """An RE2 (and Python) pattern matching the transcripts the per-row parser reads as
-    one turn per line, or None if a side has no label it can spell.
+    """An RE2 pattern matching transcripts the per-row parser reads as one turn per line
+    (only such; others it may read so too), or None if a side has no label it can spell.
 
     Lines are ``LABEL:text``: a label of ``roles`` in any ASCII case, at the line's start
     and right before its first colon; text with a character that is not whitespace, and
@@ -258,7 +261,7 @@ def column_ids(table: PandasTable, column: int) -> tuple[list[str] | None, Any]:
 
 def column_records(
     table: PandasTable,
-    mapper: Any,
+    mapper: RowMapper,
     origin: str,
     report: LoadReport,
 ) -> Iterator[Located | RecordBlock] | None:
@@ -266,7 +269,6 @@ def column_records(
     as `RecordBlock` s, the others one by one from the per-row builder (problems into the
     report); None when the mapping is not the transcript-column kind read here.
 
-    ``mapper`` is the file's `tabular.RowMapper`.
     """
     import numpy
 
@@ -293,7 +295,7 @@ def column_records(
 
 def _records(
     table: PandasTable,
-    mapper: Any,
+    mapper: RowMapper,
     origin: str,
     report: LoadReport,
     failing: list[int],
