@@ -322,3 +322,21 @@ def test_repeated_clean_ids_are_reported_as_the_row_builder_does(
     assert columns[:3] == by_row[:3] == module[:3]
     assert columns[3] == 7 and len(columns[2]) == 13
     assert columns[2][0] == (f"{path}:16", "duplicate id", f"duplicate id 'd0' (first at {path}:2)")
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_cells_held_as_python_strings_give_the_same_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """As with pandas 2, which keeps text as Python strings, not Arrow arrays."""
+    from inspect_empathy.loaders import _pandas_csv
+
+    path = write(tmp_path / "hostile.csv", ["id", "transcript", "rating", "note"],
+                 hostile_rows(seed))  # fmt: skip
+    arrow = load_three_ways(path, monkeypatch, **MAPPING)[0]
+    with monkeypatch.context() as patch:
+        patch.setattr(_pandas_csv, "_body", lambda series: series.tolist())
+        table = tabular.read_table(path, tabular.Dialect())
+        assert table is not None and table.arrow(1) is None
+        lists = load_three_ways(path, monkeypatch, **MAPPING)[0]
+    assert lists[:3] == arrow[:3] and lists[3] >= arrow[3] >= 40  # float() reads more cells
