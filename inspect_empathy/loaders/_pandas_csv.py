@@ -105,12 +105,20 @@ class PandasTable:
 
 
 def pandas_table(
-    path: Path, delimiter: str, quotechar: str, escapechar: str | None, plain: bool
+    path: Path,
+    delimiter: str,
+    quotechar: str,
+    escapechar: str | None,
+    plain: bool,
+    arrow: bool = True,
 ) -> PandasTable | None:
     """The checked columns of a plain file, or None to read the file the slow way.
 
     ``plain`` says the dialect has no ``na_values`` and the UTF-8 encoding. The checks
     read the file mapped into memory (no copy); pandas reads it from the open file.
+    ``arrow``: keep text columns as pandas 3 keeps them, in Arrow arrays (half the read
+    time), for a reader of whole columns; else as Python strings, for a reader of every
+    cell (converting Arrow columns would hold each cell twice for a moment).
     """
     if not plain or delimiter not in DELIMITERS or quotechar != '"' or escapechar is not None:
         return None
@@ -126,14 +134,14 @@ def pandas_table(
         try:
             if mapped[: len(codecs.BOM_UTF8)] == codecs.BOM_UTF8:
                 data = mapped[len(codecs.BOM_UTF8) :]
-                return _checked_table(io.BytesIO(data), data, delimiter)
-            return _checked_table(file, mapped, delimiter)
+                return _checked_table(io.BytesIO(data), data, delimiter, arrow)
+            return _checked_table(file, mapped, delimiter, arrow)
         finally:
             with suppress(BufferError):  # a view still held: the mapping closes when freed
                 mapped.close()
 
 
-def _checked_table(source: Any, data: Any, delimiter: str) -> PandasTable | None:
+def _checked_table(source: Any, data: Any, delimiter: str, arrow: bool) -> PandasTable | None:
     """The table pandas reads from ``source``, whose bytes are ``data``, or None."""
     if not len(data) or data.find(b"\x00") >= 0 or _ODD_QUOTE[delimiter].search(data):
         return None
@@ -142,11 +150,12 @@ def _checked_table(source: Any, data: Any, delimiter: str) -> PandasTable | None
     import pandas
 
     try:
-        # types inferred, not dtype=object: pandas 3 then keeps text in Arrow arrays
-        # (half the time); a column read as numbers or booleans is refused below
+        # with types inferred, pandas 3 keeps text in Arrow arrays; a column read as
+        # numbers or booleans is refused below
         frame = pandas.read_csv(
             source,
             header=None,
+            dtype=None if arrow else object,
             na_filter=False,
             keep_default_na=False,
             low_memory=False,  # one type per column, not one per chunk
@@ -183,7 +192,7 @@ def pandas_rows(
     path: Path, delimiter: str, quotechar: str, escapechar: str | None, plain: bool
 ) -> Iterator[tuple[int, Sequence[str]]] | None:
     """(line, cells) for each row, header first, or None to read the file the slow way."""
-    table = pandas_table(path, delimiter, quotechar, escapechar, plain)
+    table = pandas_table(path, delimiter, quotechar, escapechar, plain, arrow=False)
     return None if table is None else table.rows()
 
 

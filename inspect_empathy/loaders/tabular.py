@@ -339,7 +339,7 @@ def csv_rows(
     if csv.field_size_limit() < FIELD_LIMIT:
         csv.field_size_limit(FIELD_LIMIT)
     check_regular_file(path)
-    table = read_table(path, dialect) if fast else None
+    table = read_table(path, dialect, arrow=False) if fast else None
     if table is not None:
         yield from table.rows()
         return
@@ -380,10 +380,11 @@ def csv_rows(
             ) from ex
 
 
-def read_table(path: Path, dialect: Dialect) -> PandasTable | None:
+def read_table(path: Path, dialect: Dialect, arrow: bool = True) -> PandasTable | None:
     """A plain file's columns read by pandas (`_pandas_csv.pandas_table`), or None."""
     return pandas_table(path, dialect.delimiter, dialect.quotechar, dialect.escapechar,
-                        not dialect.na_values and dialect.encoding == "utf-8-sig")  # fmt: skip
+                        not dialect.na_values and dialect.encoding == "utf-8-sig",
+                        arrow)  # fmt: skip
 
 
 def load_table(

@@ -118,7 +118,7 @@ def load_three_ways(
             if way == "pandas rows":
                 patch.setattr(tabular, "column_records", lambda *args: None)
             elif way == "csv module":
-                patch.setattr(tabular, "read_table", lambda *args: None)
+                patch.setattr(tabular, "read_table", lambda *args, **kwargs: None)
             dataset = load_dialogs(path, on_invalid="skip", **mapping)
             records = dataset.records
             lazy = sum(isinstance(r, LazyRecord) for r in records)
