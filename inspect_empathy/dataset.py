@@ -494,7 +494,7 @@ def _unique(
             seen.update(zip(block.ids, repeat(block)))
         taken.clear()
         if isinstance(item, RecordBlock):
-            if not check_text and seen.keys().isdisjoint(item.ids):
+            if not check_text and (not seen or seen.keys().isdisjoint(item.ids)):
                 records.extend(item.records)
                 taken.append(item)
                 continue
