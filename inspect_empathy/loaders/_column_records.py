@@ -41,30 +41,24 @@ _LABEL = re.compile(r"[a-z][a-z0-9 _.'&/-]{0,39}")
 
 
 class _Rows:
-    """What the lazy records of a file share: the cells they are made from."""
+    """What the lazy records of a file share: the cells they are made from (let go once
+    every record was read)."""
 
-    __slots__ = ("table", "mapper", "ids", "numbers", "blank")
+    __slots__ = ("table", "mapper", "ids", "numbers", "blank", "pending")
 
     def __init__(self, table: PandasTable, mapper: RowMapper, ids: list[str] | None,
                  numbers: Any, blank: Any) -> None:  # fmt: skip
-        self.table = table
+        self.table: PandasTable | None = table
         self.mapper = mapper
         self.ids = ids
         self.numbers = numbers
         self.blank = blank
+        self.pending = 0
 
-    def id(self, index: int) -> str:
-        """Row ``index``'s id (a passing row's id cell needs no strip)."""
-        if self.ids is not None:
-            return self.ids[index]
-        if self.mapper.id_col is None:
-            return f"{self.mapper.stem}-{index + 1}"
-        return self.table.cell(self.mapper.id_col, index)
-
-    def id_list(self, start: int, stop: int) -> list[str]:
-        """The ids of rows start:stop."""
+    def id_list(self, table: PandasTable, start: int, stop: int) -> list[str]:
+        """The ids of rows start:stop (a passing row's id cell needs no strip)."""
         if self.ids is None and self.mapper.id_col is not None:
-            self.ids = self.table.column(self.mapper.id_col)
+            self.ids = table.column(self.mapper.id_col)
         if self.ids is not None:
             return self.ids[start:stop]
         return [f"{self.mapper.stem}-{number}" for number in range(start + 1, stop + 1)]
@@ -80,7 +74,14 @@ class _Rows:
     def fill(self, record: LazyRecord, index: int) -> None:
         """Set the fields of the record of row ``index``."""
         table, mapper = self.table, self.mapper
-        _SLOTS["id"].__set__(record, self.id(index))
+        assert table is not None  # let go only when no record is left to read
+        if self.ids is not None:
+            record_id = self.ids[index]
+        elif mapper.id_col is None:
+            record_id = f"{mapper.stem}-{index + 1}"
+        else:
+            record_id = table.cell(mapper.id_col, index)
+        _SLOTS["id"].__set__(record, record_id)
         text = table.cell(mapper.transcript_col, index)
         _SLOTS["turns"].__set__(record, known_turns(text, mapper.roles))
         _SLOTS["rating"].__set__(record, self.rating(index))
@@ -91,10 +92,15 @@ class _Rows:
             if value:
                 metadata[name] = value
         _SLOTS["metadata"].__set__(record, metadata)
+        self.pending -= 1
+        if not self.pending:
+            self.table = self.ids = None  # every record read: the cells are not needed
 
 
 _SLOTS = {name: getattr(DialogRecord, name) for name in DialogRecord.__slots__}
 """The slots of a record's fields (member descriptors), set without the properties."""
+
+_TURNS, _SCALE = _SLOTS["turns"], _SLOTS["scale"]
 
 
 def _field(name: str) -> property:
@@ -102,11 +108,8 @@ def _field(name: str) -> property:
     slot = _SLOTS[name]
 
     def get(self: LazyRecord) -> Any:
-        try:
-            return slot.__get__(self)
-        except AttributeError:
-            self._fill()
-            return slot.__get__(self)
+        self._fill()
+        return slot.__get__(self)
 
     def set(self: LazyRecord, value: Any) -> None:
         self._fill()
@@ -116,12 +119,16 @@ def _field(name: str) -> property:
 
 
 class LazyRecord(DialogRecord):
-    """The record of a CSV row that passed the column checks: its fields are read from
-    the row when one is first used (the transcript split into turns, one per line),
-    then kept. Equal to the `DialogRecord` with the same fields, and shown as one.
+    """The record of a CSV row that passed the column checks, read from the row when one
+    of its fields is first used (the transcript split into turns, one per line).
+
+    Until then its ``turns`` slot holds the row's index and its ``scale`` slot what the
+    rows share; reading any field sets them all and makes the object a plain
+    `DialogRecord` (same slots: no field goes through a property again). Equal to the
+    `DialogRecord` with the same fields, shown, pickled and copied as one.
     """
 
-    __slots__ = ("_rows", "_index")
+    __slots__ = ()
 
     id = _field("id")  # type: ignore[assignment]
     turns = _field("turns")  # type: ignore[assignment]
@@ -131,12 +138,12 @@ class LazyRecord(DialogRecord):
 
     def _fill(self) -> None:
         try:
-            rows = self._rows
+            index = _TURNS.__get__(self)
         except AttributeError:
-            return  # made by __init__ (dataclasses.replace, a copy): fields set directly
-        if rows is not None:
-            self._rows = None
-            rows.fill(self, self._index)
+            return  # being made by __init__: the fields are set one by one
+        if type(index) is int:
+            _SCALE.__get__(self).fill(self, index)
+            self.__class__ = DialogRecord
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, DialogRecord):
@@ -147,7 +154,11 @@ class LazyRecord(DialogRecord):
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return DialogRecord.__repr__(self).replace(type(self).__qualname__, "DialogRecord", 1)
+        self._fill()
+        return DialogRecord.__repr__(self).replace("LazyRecord(", "DialogRecord(", 1)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return DialogRecord, (self.id, self.turns, self.rating, self.scale, self.metadata)
 
 
 def known_turns(text: str, roles: Mapping[str, str]) -> list[Turn]:
@@ -328,16 +339,17 @@ def _records(
 def _block(rows: _Rows, origin: str, start: int, stop: int) -> RecordBlock:
     """The records of rows start:stop, which all passed (each read on first use)."""
     records = list(map(object.__new__, repeat(LazyRecord, stop - start)))
-    deque(map(_ROWS.__set__, records, repeat(rows)), 0)
-    deque(map(_INDEX.__set__, records, range(start, stop)), 0)
+    deque(map(_TURNS.__set__, records, range(start, stop)), 0)
+    deque(map(_SCALE.__set__, records, repeat(rows)), 0)
+    rows.pending += stop - start
+    table = rows.table
+    assert table is not None
 
     def where(index: int) -> str:
-        return f"{origin}:{rows.table.lines()[start + index]}"
+        return f"{origin}:{table.lines()[start + index]}"
 
     def ids() -> list[str]:
-        return rows.id_list(start, stop)
+        return rows.id_list(table, start, stop)
 
     return RecordBlock(records, ids, where)  # type: ignore[arg-type]
 
-
-_ROWS, _INDEX = LazyRecord._rows, LazyRecord._index  # type: ignore[attr-defined]

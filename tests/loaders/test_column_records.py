@@ -210,8 +210,8 @@ def test_an_empty_last_cell_without_padding_keeps_the_fast_read(tmp_path: Path) 
     table = tabular.read_table(path, tabular.Dialect())
     assert table is not None and table.column(2) == ["", "2"]
     dataset = load_dialogs(path, **MAPPING)
-    assert [r.rating for r in dataset.records] == [None, 2.0]
     assert all(isinstance(r, LazyRecord) for r in dataset.records)
+    assert [r.rating for r in dataset.records] == [None, 2.0]
 
 
 def test_pattern_matches_only_what_the_parser_reads_as_one_turn_a_line() -> None:
@@ -255,9 +255,12 @@ def test_a_lazy_record_is_the_record_the_row_builder_makes(tmp_path: Path) -> No
     eager = DialogRecord("a", [Turn("user", "hi"), Turn("bot", "there")], 3.0, (1.0, 3.0),
                          {"note": "n"})  # fmt: skip
     record = lazy_dataset(tmp_path).records[0]
-    assert isinstance(record, LazyRecord)
-    assert record == eager and eager == record and not record != eager
-    assert repr(record) == repr(eager)
+    assert type(record) is LazyRecord
+    assert eager == record and record == eager and not record != eager
+    assert type(record) is DialogRecord  # read: a plain record from now on
+    assert repr(lazy_dataset(tmp_path).records[0]) == repr(eager)
+    assert pickle.loads(pickle.dumps(lazy_dataset(tmp_path).records[0])) == eager
+    assert type(copy.copy(lazy_dataset(tmp_path).records[0])) is DialogRecord
     assert record != dataclasses.replace(eager, rating=2.0)
     assert pickle.loads(pickle.dumps(record)) == eager
     assert copy.deepcopy(record) == eager
