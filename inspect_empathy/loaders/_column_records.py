@@ -19,14 +19,14 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import repeat
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..dialogs import DialogRecord, Turn
 from ._pandas_csv import PandasTable
 from ._problems import LoadReport, Located, RecordBlock, RecordProblem
 
-if TYPE_CHECKING:
-    from .tabular import RowMapper
+RowMapper = Any
+"""The file's `tabular.RowMapper` (not imported: tabular imports this module)."""
 
 PYTHON_SPACE = (
     "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
