@@ -7,8 +7,9 @@ loading itself does and holds; the RSS growth during
 loading is reported too. The baselines are plain ``json.loads`` per line for JSONL,
 ``pandas.read_csv`` for the CSV, and ``pandas.read_csv`` + ``groupby`` (the turns of each
 dialog gathered into lists) for the turn-per-row file (``layout: turns``). ``csv.reader``
-rows, ``pandas.read_csv`` followed by nothing but the loader's transcript parser
-(``pandas_csv_turns``: the floor of a pandas-based CSV loader) and Inspect's own
+rows, ``pandas.read_csv`` followed by nothing but the per-row transcript parser
+(``pandas_csv_turns``: what splitting every transcript into turns at load time costs;
+``load_dialogs`` checks them column-wise and splits each when first read) and Inspect's own
 ``json_dataset`` building chat-message samples are shown for reference. Target: load time
 and peak RSS <= 3x the baseline. Building the Inspect samples afterwards is measured apart
 (``+ samples built``): the load is the target.
@@ -116,8 +117,8 @@ def child(kind: str, path: str) -> None:
     elif kind == "pandas_csv":
         loaded = pandas.read_csv(path)
     elif kind == "pandas_csv_turns":
-        # the floor of the pandas route: read with pandas, then only split each transcript
-        # into turns (the loader's own parser), no other check and no records; the garbage
+        # read with pandas, then only split each transcript into turns (the per-row
+        # parser), no other check and no records: splitting at load time; the garbage
         # collector paused as load_dialogs pauses it
         import gc
 
