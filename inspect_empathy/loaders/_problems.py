@@ -43,7 +43,7 @@ class RecordBlock:
     (an id seen before, a text check), then it reads them as `located`.
     """
 
-    __slots__ = ("records", "_ids", "where")
+    __slots__ = ("records", "_ids", "where", "_positions")
 
     def __init__(
         self,
@@ -54,6 +54,7 @@ class RecordBlock:
         self.records = records
         self._ids = ids
         self.where = where
+        self._positions: dict[str, int] | None = None
 
     @property
     def ids(self) -> list[str]:
@@ -72,7 +73,10 @@ class RecordBlock:
 
     def where_of(self, record_id: str) -> str:
         """Where the record with this id came from."""
-        return self.where(self.ids.index(record_id))
+        if self._positions is None:
+            self._positions = {i: index for index, i in enumerate(self.ids)}
+        return self.where(self._positions[record_id])
+
 
 @dataclass(frozen=True, slots=True)
 class Problem:

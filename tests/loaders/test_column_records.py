@@ -343,3 +343,14 @@ def test_cells_held_as_python_strings_give_the_same_results(
         assert table is not None and table.arrow(1) is None
         lists = load_three_ways(path, monkeypatch, **MAPPING)[0]
     assert lists[:3] == arrow[:3] and lists[3] >= arrow[3] >= 40  # float() reads more cells
+
+
+def test_a_file_given_twice_reports_each_repeat_quickly(tmp_path: Path) -> None:
+    """The second copy's rows name the first copy's lines (looked up, not searched for)."""
+    rows = [[f"r{i}", "Seeker: x\nSupporter: y", "2"] for i in range(20_000)]
+    path = write(tmp_path / "twice.csv", ["id", "transcript", "rating"], rows + rows)
+    dataset = load_dialogs(path, on_invalid="skip", **MAPPING)
+    report = dataset.load_report
+    assert report is not None and len(dataset) == 20_000 and len(report.problems) == 20_000
+    assert str(report.problems[-1]) == (
+        f"{path}:80000: duplicate id 'r19999' (first at {path}:40000)")
