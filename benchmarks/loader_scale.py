@@ -1,13 +1,15 @@
 """Loader scale: ``load_dialogs`` on generated 100,000-dialog JSONL, CSV and turn-per-row files.
 
 Each loader runs in its own child process, and the kinds run interleaved (every kind once,
-then again, ...). Every child imports the same modules first (inspect_ai, inspect_empathy,
-pandas), so peak RSS differs only by what the loading itself holds; the RSS growth during
+then again, ...). Every child imports the same modules first (inspect_ai, inspect_empathy
+with its dataset and loader modules, pandas), so time and peak RSS differ only by what the
+loading itself does and holds; the RSS growth during
 loading is reported too. The baselines are plain ``json.loads`` per line for JSONL,
 ``pandas.read_csv`` for the CSV, and ``pandas.read_csv`` + ``groupby`` (the turns of each
 dialog gathered into lists) for the turn-per-row file (``layout: turns``). ``csv.reader``
-rows, ``pandas.read_csv`` followed by nothing but the loader's transcript parser
-(``pandas_csv_turns``: the floor of a pandas-based CSV loader) and Inspect's own
+rows, ``pandas.read_csv`` followed by nothing but the per-row transcript parser
+(``pandas_csv_turns``: what splitting every transcript into turns at load time costs;
+``load_dialogs`` checks them column-wise and splits each when first read) and Inspect's own
 ``json_dataset`` building chat-message samples are shown for reference. Target: load time
 and peak RSS <= 3x the baseline. Building the Inspect samples afterwards is measured apart
 (``+ samples built``): the load is the target.
@@ -102,6 +104,7 @@ def child(kind: str, path: str) -> None:
     import pandas
 
     import inspect_empathy
+    import inspect_empathy.dataset  # noqa: F401 - the loaders too (load_dialogs imports on use)
 
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     start, cpu_start = time.perf_counter(), time.process_time()
@@ -114,8 +117,8 @@ def child(kind: str, path: str) -> None:
     elif kind == "pandas_csv":
         loaded = pandas.read_csv(path)
     elif kind == "pandas_csv_turns":
-        # the floor of the pandas route: read with pandas, then only split each transcript
-        # into turns (the loader's own parser), no other check and no records; the garbage
+        # read with pandas, then only split each transcript into turns (the per-row
+        # parser), no other check and no records: splitting at load time; the garbage
         # collector paused as load_dialogs pauses it
         import gc
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib.resources import files
+from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -26,7 +27,7 @@ from ._samples import record_to_sample
 from .dialogs import SAMPLE_KEYS, DialogRecord
 from .errors import DatasetError
 from .loaders import FORMATS, JSON_FORMATS, infer_format, normalise_format
-from .loaders._problems import DUPLICATE_ID, LoadReport, Located, RecordProblem
+from .loaders._problems import DUPLICATE_ID, LoadReport, Located, RecordBlock, RecordProblem
 from .loaders._roles import BOT_LABELS, USER_LABELS
 from .loaders._text import check_data_metadata, check_record_text
 from .loaders.hub import hub_format, load_hub
@@ -475,32 +476,50 @@ strings cannot hold a lone surrogate (the decoder refuses one), so none is looke
 
 
 def _unique(
-    located: Iterable[Located], report: LoadReport, check_text: bool = True
+    located: Iterable[Located | RecordBlock], report: LoadReport, check_text: bool = True
 ) -> list[DialogRecord]:
     """The records, with any repeated id, bad text or reserved metadata key reported.
 
     The first record with an id stays. Every string that reaches the log (id, turns,
     metadata) must be valid Unicode (``check_text``: off for `DECODED` formats), and no
     record may carry a key the plugin sets (`SAMPLE_KEYS`): a problem is reported for
-    the record's file and line.
+    the record's file and line. A `RecordBlock` (valid records, ids unlike each other)
+    is taken whole when none of its ids was seen before and no text is checked.
     """
     records: list[DialogRecord] = []
-    seen: dict[str, str] = {}
-    for where, record in located:
-        first = seen.get(record.id)
-        if first is not None:
-            report.problem(where, DUPLICATE_ID, f"duplicate id {record.id!r} (first at {first})")
-            continue
-        try:
-            if check_text:
-                check_record_text(record)
-            if record.metadata and not SAMPLE_KEYS.isdisjoint(record.metadata):
-                check_data_metadata({k: None for k in record.metadata if k in SAMPLE_KEYS})
-        except RecordProblem as ex:
-            report.problem(where, ex.kind, ex.detail)
-            continue
-        seen[record.id] = where
-        records.append(record)
+    seen: dict[str, str | RecordBlock] = {}
+    taken: list[RecordBlock] = []  # blocks whose ids are not in seen yet (often none follow)
+    for item in located:
+        for block in taken:
+            seen.update(zip(block.ids, repeat(block)))
+        taken.clear()
+        if isinstance(item, RecordBlock):
+            if not check_text and (not seen or seen.keys().isdisjoint(item.ids)):
+                records.extend(item.records)
+                taken.append(item)
+                continue
+            items: Iterable[Located] = item.located()
+        else:
+            items = (item,)
+        for where, record in items:
+            first = seen.get(record.id)
+            if first is not None:
+                if isinstance(first, RecordBlock):
+                    first = first.where_of(record.id)
+                report.problem(
+                    where, DUPLICATE_ID, f"duplicate id {record.id!r} (first at {first})"
+                )
+                continue
+            try:
+                if check_text:
+                    check_record_text(record)
+                if record.metadata and not SAMPLE_KEYS.isdisjoint(record.metadata):
+                    check_data_metadata({k: None for k in record.metadata if k in SAMPLE_KEYS})
+            except RecordProblem as ex:
+                report.problem(where, ex.kind, ex.detail)
+                continue
+            seen[record.id] = where
+            records.append(record)
     return records
 
 

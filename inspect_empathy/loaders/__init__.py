@@ -16,21 +16,21 @@ from typing import Any
 from ..errors import DatasetError
 from . import empathetic_dialogues, empathetic_exchanges, epitome, esconv, ieval
 from ._files import check_regular_file
-from ._problems import LoadReport, Located
+from ._problems import LoadReport, Located, RecordBlock
 from .jsonl import load_json, load_jsonl, parse_json_file
 from .spec import SPEC_SUFFIXES, is_spec_object
 from .tabular import load_table
 from .transcript import load_transcript
 from .turns import load_turns, parse_layout
 
-Loader = Callable[..., Iterator[Located]]
+Loader = Callable[..., Iterator[Located | RecordBlock]]
 
 
 def _rows_or_turns(format: str, load_rows: Loader) -> Loader:
     """The loader of a row format: one dialog per row (CSV/TSV row, JSONL line), or one turn
     per row with ``layout: turns``."""
 
-    def load(path: Path, report: LoadReport, **mapping: Any) -> Iterator[Located]:
+    def load(path: Path, report: LoadReport, **mapping: Any) -> Iterator[Located | RecordBlock]:
         if mapping.get("layout") is not None and parse_layout(mapping.pop("layout")) == "turns":
             yield from load_turns(path, report, format, **mapping)
         else:
@@ -40,7 +40,7 @@ def _rows_or_turns(format: str, load_rows: Loader) -> Loader:
 
 
 def _table(format: str) -> Loader:
-    def load(path: Path, report: LoadReport, **mapping: Any) -> Iterator[Located]:
+    def load(path: Path, report: LoadReport, **mapping: Any) -> Iterator[Located | RecordBlock]:
         return load_table(path, report, format, **mapping)
 
     return _rows_or_turns(format, load)

@@ -6,6 +6,7 @@ rules come from the record model (`dialogs`) and are named here with the others.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +32,51 @@ PROBLEM_LIMIT = 20
 
 Located = tuple[str, DialogRecord]
 """A record with where it came from (``file:line`` or ``file: record N``)."""
+
+
+class RecordBlock:
+    """A run of valid records in file order whose ids differ from each other, with where
+    each came from (``where(i)``, asked only for a message).
+
+    A loader that checked many rows at once yields one instead of a `Located` per
+    record; `dataset._unique` takes the records in one step unless it must look at each
+    (an id seen before, a text check), then it reads them as `located`.
+    """
+
+    __slots__ = ("records", "_ids", "where", "_positions")
+
+    def __init__(
+        self,
+        records: list[DialogRecord],
+        ids: list[str] | Callable[[], list[str]],
+        where: Callable[[int], str],
+    ) -> None:
+        self.records = records
+        self._ids = ids
+        self.where = where
+        self._positions: dict[str, int] | None = None
+
+    @property
+    def ids(self) -> list[str]:
+        """The records' ids, in order (``ids`` may be given as a function, called once)."""
+        if callable(self._ids):
+            self._ids = self._ids()
+        return self._ids
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def located(self) -> Iterator[Located]:
+        """The records one by one, with where each came from."""
+        for index, record in enumerate(self.records):
+            yield self.where(index), record
+
+    def where_of(self, record_id: str) -> str:
+        """Where the record with this id came from."""
+        if self._positions is None:
+            self._positions = {i: index for index, i in enumerate(self.ids)}
+        return self.where(self._positions[record_id])
+
 
 @dataclass(frozen=True, slots=True)
 class Problem:

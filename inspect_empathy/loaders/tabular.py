@@ -45,9 +45,10 @@ from ..dialogs import (
     ends_with_bot,
 )
 from ..errors import DatasetError
+from ._column_records import column_records
 from ._files import check_regular_file, undecodable_line
 from ._options import TextOptions, check_keys
-from ._pandas_csv import pandas_rows
+from ._pandas_csv import PandasTable, pandas_table
 from ._problems import (
     EMPTY_DIALOG,
     MISSING_FIELD,
@@ -55,6 +56,7 @@ from ._problems import (
     UNREADABLE,
     LoadReport,
     Located,
+    RecordBlock,
     RecordProblem,
 )
 from ._ratings import parse_rating, parse_scale, rater_metadata
@@ -322,12 +324,13 @@ class Dialect:
 
 
 def csv_rows(
-    path: Path, report: LoadReport, delimiter: str | Dialect = ","
+    path: Path, report: LoadReport, delimiter: str | Dialect = ",", fast: bool = True
 ) -> Iterator[tuple[int, Sequence[str]]]:
     """(line, values) for each non-blank row, header first; a broken file is reported.
 
     A well-formed file in the default dialect is read by pandas' C parser
-    (`_pandas_csv.pandas_rows`), anything else by the ``csv`` module: same rows.
+    (`_pandas_csv.pandas_table`), anything else by the ``csv`` module: same rows
+    (``fast=False``: the ``csv`` module only, for a file pandas was already refused).
 
     Only regular files are opened. A parse error ends the read with a problem at its
     line; cells listed in the dialect's ``na_values`` read as empty (missing).
@@ -336,10 +339,9 @@ def csv_rows(
     if csv.field_size_limit() < FIELD_LIMIT:
         csv.field_size_limit(FIELD_LIMIT)
     check_regular_file(path)
-    fast = pandas_rows(path, dialect.delimiter, dialect.quotechar, dialect.escapechar,
-                       not dialect.na_values and dialect.encoding == "utf-8-sig")  # fmt: skip
-    if fast is not None:
-        yield from fast
+    table = read_table(path, dialect, arrow=False) if fast else None
+    if table is not None:
+        yield from table.rows()
         return
     try:
         file = path.open(encoding=dialect.encoding, newline="")
@@ -378,19 +380,43 @@ def csv_rows(
             ) from ex
 
 
+def read_table(path: Path, dialect: Dialect, arrow: bool = True) -> PandasTable | None:
+    """A plain file's columns read by pandas (`_pandas_csv.pandas_table`), or None."""
+    return pandas_table(path, dialect.delimiter, dialect.quotechar, dialect.escapechar,
+                        not dialect.na_values and dialect.encoding == "utf-8-sig",
+                        arrow)  # fmt: skip
+
+
 def load_table(
     path: Path, report: LoadReport, format: str = "csv", **mapping: Any
-) -> Iterator[Located]:
-    """Records from a CSV/TSV file, one dialog per row (``layout: turns``: `turns.load_turns`)."""
+) -> Iterator[Located | RecordBlock]:
+    """Records from a CSV/TSV file, one dialog per row (``layout: turns``: `turns.load_turns`).
+
+    A plain file with a transcript column is checked column-wise
+    (`_column_records.column_records`), any other row by row: same records and problems.
+    """
     check_keys(format, mapping, KEYS)
     dialect = Dialect.from_mapping(mapping, format)
-    rows = csv_rows(path, report, dialect)
-    first = next(rows, None)
-    if first is None:
-        return
-    mapper = RowMapper(first[1], str(path), mapping, f"{path}:{first[0]}")
-    if mapper.note:
-        report.note(mapper.note)
+    check_regular_file(path)
+    table = read_table(path, dialect)
+    if table is not None:
+        mapper = RowMapper(table.header, str(path), mapping, f"{path}:1")
+        if mapper.note:
+            report.note(mapper.note)
+        located = column_records(table, mapper, str(path), report)
+        if located is not None:
+            yield from located
+            return
+        rows: Iterator[tuple[int, Sequence[str]]] = table.rows()
+        next(rows)  # the header
+    else:
+        rows = csv_rows(path, report, dialect, fast=False)
+        first = next(rows, None)
+        if first is None:
+            return
+        mapper = RowMapper(first[1], str(path), mapping, f"{path}:{first[0]}")
+        if mapper.note:
+            report.note(mapper.note)
     build = mapper.builder()
     unrated = 0
     for row_number, (line, values) in enumerate(rows, start=1):

@@ -40,7 +40,7 @@ ODD = {
 
 def slow_rows(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list, list]:
     with monkeypatch.context() as patch:
-        patch.setattr(tabular, "pandas_rows", lambda *args: None)
+        patch.setattr(tabular, "read_table", lambda *args, **kwargs: None)
         report = LoadReport(str(path), "csv")
         rows = [(line, list(values)) for line, values in tabular.csv_rows(path, report)]
     return rows, [str(p) for p in report.problems]
@@ -92,7 +92,7 @@ def test_load_gives_the_same_records_and_problems_either_way(
     )
     fast = load_dialogs(path, on_invalid="skip")
     with monkeypatch.context() as patch:
-        patch.setattr(tabular, "pandas_rows", lambda *args: None)
+        patch.setattr(tabular, "read_table", lambda *args, **kwargs: None)
         slow = load_dialogs(path, on_invalid="skip")
     assert fast.records == slow.records and len(fast) == 2
     assert fast.load_report is not None and slow.load_report is not None
@@ -151,7 +151,7 @@ def test_cells_stay_text_as_the_csv_module_reads_them(
     rows = [(line, list(values)) for line, values in fast]
     assert rows[1] == (2, ["True", "1e5", "nan", "NULL", "007", "  x "])
     with monkeypatch.context() as patch:
-        patch.setattr(tabular, "pandas_rows", lambda *args: None)
+        patch.setattr(tabular, "read_table", lambda *args, **kwargs: None)
         report = LoadReport(str(path), "tsv")
         slow = [(line, list(values)) for line, values in tabular.csv_rows(path, report, "\t")]
     assert rows == slow
