@@ -480,7 +480,7 @@ def _prompt_messages(messages: list[ChatMessage]) -> list[ChatMessage]:
     return list(messages[:end])
 
 
-_KEYS: dict[int, str] = {}
+_KEYS = {k: str(k) for k in range(1, 6)}
 """The distribution's keys, one string per score for all the Scores of a run (each Score
 keeps only its five probabilities, not five more strings)."""
 
@@ -488,7 +488,7 @@ keeps only its five probabilities, not five more strings)."""
 def _distribution(judgement: Judgement) -> dict[str, float] | None:
     if judgement.distribution is None:
         return None
-    return {_KEYS.setdefault(k, str(k)): round(p, 6) for k, p in judgement.distribution.items()}
+    return {_KEYS.get(k) or str(k): round(p, 6) for k, p in judgement.distribution.items()}
 
 
 _MARKDOWN = re.compile(r"([\\`*\[\]<>~])|(?<!\w)_|_(?!\w)")
