@@ -166,3 +166,27 @@ def no_reducer(dataset: str) -> Task:
 
 
 VARIANTS.update(lean_score=lean_score, slim_metadata=slim_metadata, no_reducer=no_reducer)
+
+
+@task
+def eager(dataset: str) -> Task:
+    """empathy with every sample built (and every record let go) before the run."""
+    import gc
+
+    base = empathy(dataset=dataset)
+    samples = MemoryDataset(list(base.dataset))
+    gc.collect()
+    return task_with(base, dataset=samples)
+
+
+@task
+def eager_trim(dataset: str) -> Task:
+    """``eager``, then glibc's ``malloc_trim`` (freed heap returned to the system)."""
+    import ctypes
+
+    built = eager(dataset=dataset)
+    ctypes.CDLL("libc.so.6").malloc_trim(0)
+    return built
+
+
+VARIANTS.update(eager=eager, eager_trim=eager_trim)
