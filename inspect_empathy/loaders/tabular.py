@@ -358,6 +358,7 @@ def csv_rows(
             strict=True,
         )
         line = 1
+        skipped = 0
         try:
             for values in reader:
                 start, line = line, reader.line_num + 1
@@ -365,6 +366,8 @@ def csv_rows(
                     if na:
                         values = ["" if v.strip() in na else v for v in values]
                     yield start, values
+                else:
+                    skipped += 1
         except csv.Error as ex:
             hint = ""
             if dialect.escapechar is None and "expected after" in str(ex):
@@ -378,6 +381,8 @@ def csv_rows(
                 undecodable_line(path, dialect.encoding)
                 or f"{path}: {UNREADABLE}: cannot decode ({ex.reason})"
             ) from ex
+        if skipped:
+            report.note(f"{path}: {skipped} blank line(s) or row(s) of only empty cells skipped")
 
 
 def read_table(path: Path, dialect: Dialect, arrow: bool = True) -> PandasTable | None:

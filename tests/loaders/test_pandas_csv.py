@@ -9,6 +9,7 @@ import pytest
 
 from inspect_empathy import load_dialogs
 from inspect_empathy._samples import record_to_sample
+from inspect_empathy.dataset import DatasetError, skipped_summary
 from inspect_empathy.dialogs import DialogRecord
 from inspect_empathy.loaders import tabular
 from inspect_empathy.loaders._pandas_csv import pandas_rows
@@ -155,3 +156,29 @@ def test_cells_stay_text_as_the_csv_module_reads_them(
         report = LoadReport(str(path), "tsv")
         slow = [(line, list(values)) for line, values in tabular.csv_rows(path, report, "\t")]
     assert rows == slow
+
+
+def _chats(tmp_path: Path, gap: str) -> Path:
+    path = tmp_path / "chats.csv"
+    path.write_text(
+        'id,transcript,rating\na,"User: hi\nBot: hello",3\n' + gap + 'b,"User: x\nBot: y",4\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.mark.parametrize(("gap", "count"), [("", 0), ("\n", 1), (",,\n", 1), ("\n,,\n\n", 3)])
+def test_blank_lines_and_empty_rows_are_counted_not_silently_dropped(
+    tmp_path: Path, gap: str, count: int
+) -> None:
+    path = _chats(tmp_path, gap)
+    data = load_dialogs(path)
+    assert [r.id for r in data.records] == ["a", "b"]
+    expected = [f"{path}: {count} blank line(s) or row(s) of only empty cells skipped"]
+    assert skipped_summary(data)["notes"] == (expected if count else [])
+
+
+def test_a_line_of_spaces_is_a_record_problem_not_a_blank_line(tmp_path: Path) -> None:
+    path = _chats(tmp_path, "  \n")
+    with pytest.raises(DatasetError, match=r"chats.csv:4: missing field"):
+        load_dialogs(path)
