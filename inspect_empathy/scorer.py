@@ -39,6 +39,7 @@ from ._geval import (
     judge_output,
 )
 from ._rubric import Turn, render_dialog, render_prompt, turns_from_messages
+from ._score_text import SCORES
 from .dialogs import JUDGE_PROMPT_KEY, ends_with_bot
 from .errors import OptionError
 from .metrics import (
@@ -480,7 +481,7 @@ def _prompt_messages(messages: list[ChatMessage]) -> list[ChatMessage]:
     return list(messages[:end])
 
 
-_KEYS = {k: str(k) for k in range(1, 6)}
+_KEYS = {k: str(k) for k in SCORES}
 """The distribution's keys, one string per score for all the Scores of a run (each Score
 keeps only its five probabilities, not five more strings)."""
 
@@ -488,7 +489,7 @@ keeps only its five probabilities, not five more strings)."""
 def _distribution(judgement: Judgement) -> dict[str, float] | None:
     if judgement.distribution is None:
         return None
-    return {_KEYS.get(k) or str(k): round(p, 6) for k, p in judgement.distribution.items()}
+    return {_KEYS[k]: round(p, 6) for k, p in judgement.distribution.items()}
 
 
 _MARKDOWN = re.compile(r"([\\`*\[\]<>~])|(?<!\w)_|_(?!\w)")

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..dialogs import DialogRecord, Turn
 from ._pandas_csv import PandasTable
-from ._problems import LoadReport, Located, RecordBlock, RecordProblem
+from ._problems import LoadReport, Located, RecordBlock
 
 RowMapper = Any
 """The file's `tabular.RowMapper` (not imported: tabular imports this module)."""
@@ -321,19 +321,12 @@ def _records(
             unrated += rows.unrated(start, stop)
         if stop < len(table):
             where = f"{origin}:{table.lines()[stop]}"
-            try:
-                record = build(table.row(stop), stop + 1)
-            except RecordProblem as ex:
-                report.problem(where, ex.kind, ex.detail)
-            else:
-                if record.rating is None:
-                    unrated += 1
-                mapper.text.count(report, record)
+            record = mapper.row_record(build, table.row(stop), stop + 1, where, report)
+            if record is not None:
+                unrated += record.rating is None
                 yield where, record
         start = stop + 1
-    mapper.text.summarise(report)
-    if unrated and mapper.rating_col is not None:
-        report.note(f"{unrated} row(s) with an empty rating cell loaded unrated")
+    mapper.finish(report, unrated)
 
 
 def _block(rows: _Rows, origin: str, start: int, stop: int) -> RecordBlock:

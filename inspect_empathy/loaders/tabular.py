@@ -231,6 +231,33 @@ class RowMapper:
 
         return record
 
+    def row_record(
+        self,
+        build: Callable[[Sequence[str], int], DialogRecord],
+        values: Sequence[str],
+        number: int,
+        where: str,
+        report: LoadReport,
+    ) -> DialogRecord | None:
+        """The record of one row (``build``: `builder`), counted for the load summary, or
+        None with its problem reported at ``where``."""
+        try:
+            record = build(values, number)
+        except RecordProblem as ex:
+            report.problem(where, ex.kind, ex.detail)
+            return None
+        self.text.count(report, record)
+        return record
+
+    def finish(self, report: LoadReport, unrated: int) -> None:
+        """The load summary's counts once every row was read (``unrated``: rows loaded
+        without a rating)."""
+        self.text.summarise(report)
+        if unrated and self.rating_col is not None:
+            report.note(f"{unrated} row(s) with an empty rating cell loaded unrated")
+        if unrated and self.raters is not None:
+            report.note(f"{unrated} row(s) with no rater's rating loaded unrated")
+
 
 def header_columns(header: Sequence[str], where: str) -> dict[str, int]:
     """Column name -> index; a name given twice is an error (else the last would win)."""
@@ -404,41 +431,29 @@ def load_table(
     dialect = Dialect.from_mapping(mapping, format)
     check_regular_file(path)
     table = read_table(path, dialect)
+    rows: Iterator[tuple[int, Sequence[str]]] = (
+        table.rows() if table is not None else csv_rows(path, report, dialect, fast=False)
+    )
+    first = next(rows, None)  # the header
+    if first is None:
+        return
+    mapper = RowMapper(first[1], str(path), mapping, f"{path}:{first[0]}")
+    if mapper.note:
+        report.note(mapper.note)
     if table is not None:
-        mapper = RowMapper(table.header, str(path), mapping, f"{path}:1")
-        if mapper.note:
-            report.note(mapper.note)
         located = column_records(table, mapper, str(path), report)
         if located is not None:
             yield from located
             return
-        rows: Iterator[tuple[int, Sequence[str]]] = table.rows()
-        next(rows)  # the header
-    else:
-        rows = csv_rows(path, report, dialect, fast=False)
-        first = next(rows, None)
-        if first is None:
-            return
-        mapper = RowMapper(first[1], str(path), mapping, f"{path}:{first[0]}")
-        if mapper.note:
-            report.note(mapper.note)
     build = mapper.builder()
     unrated = 0
     for row_number, (line, values) in enumerate(rows, start=1):
-        try:
-            record = build(values, row_number)
-        except RecordProblem as ex:
-            report.problem(f"{path}:{line}", ex.kind, ex.detail)
-            continue
-        if record.rating is None:
-            unrated += 1
-        mapper.text.count(report, record)
-        yield f"{path}:{line}", record
-    mapper.text.summarise(report)
-    if unrated and mapper.rating_col is not None:
-        report.note(f"{unrated} row(s) with an empty rating cell loaded unrated")
-    if unrated and mapper.raters is not None:
-        report.note(f"{unrated} row(s) with no rater's rating loaded unrated")
+        where = f"{path}:{line}"
+        record = mapper.row_record(build, values, row_number, where, report)
+        if record is not None:
+            unrated += record.rating is None
+            yield where, record
+    mapper.finish(report, unrated)
 
 
 def load_rows(
@@ -456,12 +471,8 @@ def load_rows(
             build = mapper.builder()
         values = ["" if row.get(c) is None else str(row.get(c)) for c in mapper.header]
         where = f"{origin}: row {row_number}"
-        try:
-            record = build(values, row_number)
-        except RecordProblem as ex:
-            report.problem(where, ex.kind, ex.detail)
-            continue
-        mapper.text.count(report, record)
-        yield where, record
+        record = mapper.row_record(build, values, row_number, where, report)
+        if record is not None:
+            yield where, record
     if mapper is not None:
-        mapper.text.summarise(report)
+        mapper.finish(report, unrated=0)  # hub rows: no note on unrated ones
