@@ -8,7 +8,7 @@ return (not in CR LF), a NUL byte, a quote that is not at a cell's edge, blank o
 whitespace-only lines, rows of empty cells, rows shorter or longer than the header, bytes
 that do not decode, a column pandas does not read as text. None means "read it with the
 ``csv`` module", which reports every problem with its line; so the fast read changes no
-result and no error, only the time. `pandas_rows` gives the table as (line, cells) rows.
+result and no error, only the time. `PandasTable.rows` gives it as (line, cells) rows.
 
 pandas reads every line (``skip_blank_lines=False``: a blank line is a row of empty
 cells, which the ``csv`` module would skip, so the file is refused), so each row's first
@@ -186,14 +186,6 @@ def _checked_table(source: Any, data: Any, delimiter: str, arrow: bool) -> Panda
     ):
         return None  # padded rows
     return PandasTable(header, body, rows - 1)
-
-
-def pandas_rows(
-    path: Path, delimiter: str, quotechar: str, escapechar: str | None, plain: bool
-) -> Iterator[tuple[int, Sequence[str]]] | None:
-    """(line, cells) for each row, header first, or None to read the file the slow way."""
-    table = pandas_table(path, delimiter, quotechar, escapechar, plain, arrow=False)
-    return None if table is None else table.rows()
 
 
 def _is_text(dtype: Any) -> bool:

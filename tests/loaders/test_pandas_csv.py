@@ -3,6 +3,7 @@ paths give, and are taken for plain files."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -12,10 +13,19 @@ from inspect_empathy._samples import record_to_sample
 from inspect_empathy.dataset import DatasetError, skipped_summary
 from inspect_empathy.dialogs import DialogRecord
 from inspect_empathy.loaders import tabular
-from inspect_empathy.loaders._pandas_csv import pandas_rows
+from inspect_empathy.loaders._pandas_csv import pandas_table
 from inspect_empathy.loaders._problems import LoadReport
 from inspect_empathy.loaders._roles import role_map
 from inspect_empathy.loaders._transcript import parse_transcript
+
+
+def pandas_rows(
+    path: Path, delimiter: str, quotechar: str, escapechar: str | None, plain: bool
+) -> Iterator[tuple[int, Sequence[str]]] | None:
+    """The pandas read's (line, cells) rows, header first, or None (the slow way)."""
+    table = pandas_table(path, delimiter, quotechar, escapechar, plain, arrow=False)
+    return None if table is None else table.rows()
+
 
 PLAIN = (
     'id,transcript,rating\r\n'
