@@ -17,6 +17,9 @@ from typing import Any, Literal
 Scale = tuple[float, float]
 """A rating scale: (min, max)."""
 
+RUBRIC_SCALE: Scale = (1.0, 5.0)
+"""The rubric's own scale, onto which every human rating is mapped."""
+
 _WORD = re.compile(r"\w+(?:'\w+)?")
 
 HUMAN_KEY = "human_rating"
@@ -27,7 +30,8 @@ HUMAN_RATINGS_KEY = "human_ratings"
 
 HUMAN_SCALE_KEY = "human_rating_scale"
 """Sample metadata key: the raw ratings' scale ``(low, high)``, the record's own tuple
-(one per file, not a list per sample); a list once read back from a log."""
+(one per file, not a list per sample); a list once read back from a log. Set with
+``human_rating_raw`` where the data's scale is not 1-5 or the dialog has several raters."""
 
 LEFT_OUT_KEY = "turns_left_out"
 """Sample metadata key: how many earlier turns ``max_turns`` left out."""
@@ -37,7 +41,8 @@ JUDGE_PROMPT_KEY = "judge_prompt"
 (the sample input itself, or the `empathy_prompt` solver's swap), not a conversation."""
 
 HUMAN_RAW_KEY = "human_rating_raw"
-"""Sample metadata key: the human rating as given, on its own scale."""
+"""Sample metadata key: the human rating as given, on its own scale (where that scale is not
+1-5, or the dialog has several raters; on 1-5 it is ``human_rating`` itself)."""
 
 RATING_SCOPE_KEY = "rating_scope"
 """Sample metadata key of the named corpora: what the human rating rates, ``reply`` (the last
@@ -103,13 +108,14 @@ class DialogRecord:
     """One dialog ending in the bot reply to rate, with its human rating if known.
 
     ``rating`` is the raw value on ``scale`` (min, max); samples carry it mapped
-    linearly onto 1-5 next to the raw value and the scale.
+    linearly onto 1-5, with the raw value and the scale beside it where the scale
+    is not 1-5.
     """
 
     id: str
     turns: list[Turn]
     rating: float | None = None
-    scale: Scale = (1.0, 5.0)
+    scale: Scale = RUBRIC_SCALE
     metadata: dict[str, Any] = field(default_factory=dict)
 
 

@@ -46,6 +46,21 @@ def _mean_distribution(scores: list[Score]) -> dict[str, float] | None:
     return {k: round(statistics.fmean(d.get(k, 0.0) for d in distributions), 6) for k in keys}
 
 
+SAMPLE_ONLY = ("distribution", "score_token_mass")
+"""Score metadata that a one-epoch reduction leaves to the sample's own score."""
+
+
+def _one_epoch(score: Score) -> Score:
+    """A single epoch's score as its reduction, without the judgement's distribution and
+    score-token mass: the sample's score has them, and Inspect copies every reduction into
+    the log's reductions and reads them back when the log is closed."""
+    metadata = score.metadata
+    if not metadata or not any(key in metadata for key in SAMPLE_ONLY):
+        return score
+    kept = {key: value for key, value in metadata.items() if key not in SAMPLE_ONLY}
+    return score.model_copy(update={"metadata": kept})
+
+
 @score_reducer(name="empathy_mean")
 def empathy_mean() -> ScoreReducer:
     """Mean of the scored epochs, keeping what each epoch's judgement was.
@@ -54,12 +69,14 @@ def empathy_mean() -> ScoreReducer:
     reason), averages the score distributions, and for a panel keeps each judge's
     value in every epoch (``epoch_values``) with their mean, so per-judge metrics
     (`judge_means`, `judge_agreement`) cover every epoch. A sample no epoch
-    scored stays unscored, with each epoch's reason.
+    scored stays unscored, with each epoch's reason. With one epoch the reduction
+    is that epoch's score without its ``distribution`` and ``score_token_mass``
+    (the sample's score keeps them).
     """
 
     def reduce(scores: list[Score]) -> Score:
         if len(scores) == 1:
-            return scores[0]
+            return _one_epoch(scores[0])
         scored = [s for s in scores if _scored(s)]
         base = dict((scored or scores)[0].metadata or {})
         base[EPOCHS_KEY] = [

@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
+from inspect_ai.dataset import Sample
 
 from inspect_empathy import metrics
 from inspect_empathy._rubric import Turn, render_dialog, render_prompt, turns_from_messages
@@ -19,6 +20,7 @@ from inspect_empathy.dialogs import (
     reply_words,
     truncate_turns,
 )
+from inspect_empathy.dialogs import rater_ratings as dialog_rater_ratings
 
 DIALOG = [
     Turn("user", "I moved to a new city."),
@@ -68,8 +70,34 @@ def test_sample_keeps_raw_rating_and_scale() -> None:
 def test_unrated_sample_has_no_human_rating_and_no_scale() -> None:
     sample = record_to_sample(DialogRecord("d2", DIALOG[:2]))
     assert sample.metadata["human_rating"] is None
-    assert sample.metadata["human_rating_scale"] is None
+    assert "human_rating_scale" not in sample.metadata
+    assert "human_rating_raw" not in sample.metadata
     assert sample.target == ""
+
+
+@pytest.mark.parametrize("prompt_cot", [None, False])
+def test_rating_on_1_5_has_no_duplicate_raw_rating_or_scale(prompt_cot: bool | None) -> None:
+    record = DialogRecord("d3", DIALOG[:2], rating=4, metadata={"emotion": "sad"})
+    sample = record_to_sample(record, prompt_cot=prompt_cot)
+    assert sample.metadata["human_rating"] == 4.0
+    assert "human_rating_raw" not in sample.metadata
+    assert "human_rating_scale" not in sample.metadata
+    assert sample.target == "4"
+
+
+def test_several_raters_keep_the_scale_even_on_1_5() -> None:
+    # rater_ratings maps each rater's rating from the scale: it must be there
+    raters = {"human_ratings": {"a": 4, "b": 5}}
+    rated = record_to_sample(DialogRecord("d4", DIALOG[:2], rating=4.5, metadata=raters))
+    assert rated.metadata["human_rating_raw"] == 4.5
+    assert rated.metadata["human_rating_scale"] == (1.0, 5.0)
+    assert dialog_rater_ratings(rated.metadata, "d4") == {"a": 4.0, "b": 5.0}
+    # no aggregate rating, but the raters' scale still travels with their ratings
+    zero_to_four = {"human_ratings": {"a": 0, "b": 4}}
+    unrated = record_to_sample(DialogRecord("d5", DIALOG[:2], scale=(0, 4), metadata=zero_to_four))
+    assert unrated.metadata["human_rating"] is None
+    assert unrated.metadata["human_rating_scale"] == (0, 4)
+    assert dialog_rater_ratings(unrated.metadata, "d5") == {"a": 1.0, "b": 5.0}
 
 
 def test_cut_reply_moves_the_rating_to_reference() -> None:
@@ -327,3 +355,17 @@ def test_samples_are_built_as_inspect_builds_them() -> None:
     again = Sample(input=built.input, target=built.target, id=built.id, metadata=built.metadata)
     assert built.model_fields_set == again.model_fields_set
     assert built.model_dump() == again.model_dump()
+
+
+def test_samples_share_one_fields_set_equal_to_what_sample_sets() -> None:
+    record = DialogRecord("d6", DIALOG, rating=4)
+    first, second = record_to_sample(record), record_to_sample(record, prompt_cot=False)
+    # what Sample(...) marks as set, held once for all samples instead of once per sample
+    assert first.model_fields_set == Sample(id="x", input="hi").model_fields_set
+    assert first.model_fields_set is second.model_fields_set
+    # Inspect assigns a sample's input before a run: the shared set holds every field already
+    first.input = "changed"
+    assert first.model_fields_set == set(Sample.model_fields)
+    assert first.model_dump(exclude_unset=True).keys() == Sample.model_fields.keys()
+    copy = second.model_copy(update={"target": "5"})
+    assert copy.target == "5" and second.target == "4"

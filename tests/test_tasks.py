@@ -208,9 +208,9 @@ def test_default_judge_mode_is_generate_alone_on_the_prompt(tmp_path: Path) -> N
     sample = log.samples[0]
     assert sample.messages[0].role == "user" and sample.messages[0].text == sample.input
     assert "\nUSER: " in sample.input and "\nBOT: " in sample.input
-    assert set(sample.metadata) >= {
-        "human_rating", "human_rating_raw", "human_rating_scale", "reply_words", JUDGE_PROMPT_KEY
-    }  # fmt: skip
+    assert set(sample.metadata) >= {"human_rating", "reply_words", JUDGE_PROMPT_KEY}
+    # the bundled ratings are on 1-5: no raw rating or scale repeating human_rating
+    assert not {"human_rating_raw", "human_rating_scale"} & set(sample.metadata)
     assert "transcript" not in sample.metadata
     # the sample list shows id, human rating, answer and score, not the rubric's first words
     view = log.eval.viewer.task_samples_view  # type: ignore[union-attr]

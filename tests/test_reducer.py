@@ -1,0 +1,86 @@
+"""The empathy_mean epoch reducer: one epoch's reduction, and the mean over several."""
+
+import math
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.scorer import Score
+
+from inspect_empathy import empathy
+from inspect_empathy.reducer import SAMPLE_ONLY, empathy_mean
+
+DISTRIBUTION = {"1": 0.0, "2": 0.1, "3": 0.2, "4": 0.6, "5": 0.1}
+
+
+def logprobs_score(value: float, distribution: dict[str, float] | None = None) -> Score:
+    return Score(
+        value=value,
+        answer="4",
+        metadata={
+            "method": "logprobs",
+            "distribution": dict(distribution or DISTRIBUTION),
+            "score_token_mass": 0.97,
+            "low_mass": False,
+            "group": {"emotion": "sad"},
+        },
+    )
+
+
+def test_one_epoch_reduction_leaves_the_distribution_to_the_sample_score() -> None:
+    score = logprobs_score(3.7)
+    reduced = empathy_mean()([score])
+    assert reduced.value == 3.7 and reduced.answer == "4"
+    kept = {"method": "logprobs", "low_mass": False, "group": {"emotion": "sad"}}
+    assert reduced.metadata == kept
+    # the sample's own score is not changed
+    assert score.metadata is not None and set(SAMPLE_ONLY) <= set(score.metadata)
+
+
+@pytest.mark.parametrize(
+    "score",
+    [Score(value=4.0, answer="4"), Score(value=4.0, metadata={"method": "parse"})],
+)
+def test_one_epoch_without_a_distribution_is_its_own_reduction(score: Score) -> None:
+    assert empathy_mean()([score]) is score
+
+
+def test_one_unscored_epoch_stays_unscored_with_its_reason() -> None:
+    unscored = Score.unscored(
+        reason="grader_failed",
+        explanation="logprobs: unscored: no score token",
+        metadata={"method": "logprobs", "distribution": None, "unscored_reason": "no token"},
+    )
+    reduced = empathy_mean()([unscored])
+    assert isinstance(reduced.value, float) and math.isnan(reduced.value)
+    assert reduced.metadata == {"method": "logprobs", "unscored_reason": "no token"}
+    assert reduced.explanation == unscored.explanation
+
+
+def test_several_epochs_average_the_distributions_and_list_each_epoch() -> None:
+    other = {"1": 0.0, "2": 0.3, "3": 0.2, "4": 0.4, "5": 0.1}
+    reduced = empathy_mean()([logprobs_score(3.7), logprobs_score(3.3, other)])
+    assert reduced.value == pytest.approx(3.5)
+    assert reduced.metadata is not None
+    assert reduced.metadata["distribution"] == pytest.approx(
+        {"1": 0.0, "2": 0.2, "3": 0.2, "4": 0.5, "5": 0.1}
+    )
+    assert [e["value"] for e in reduced.metadata["epochs"]] == [3.7, 3.3]
+
+
+def test_judge_mode_log_reductions_and_sample_scores(tmp_path: Path) -> None:
+    [log] = eval(
+        empathy(), model="empathy_baseline/lexicon", limit=4, log_dir=str(tmp_path),
+        display="none",
+    )  # fmt: skip
+    assert log.status == "success" and log.samples and log.results
+    for sample in log.samples:
+        metadata = sample.scores["empathy_scorer"].metadata  # type: ignore[index]
+        assert metadata is not None and set(SAMPLE_ONLY) <= set(metadata)
+    [reduction] = log.reductions or []
+    assert reduction.reducer == "empathy_mean" and len(reduction.samples) == 4
+    for reduced in reduction.samples:
+        assert reduced.metadata == {"method": "logprobs"}
+    # the metrics read the method from the reductions
+    metrics = {k: m.value for k, m in log.results.scores[0].metrics.items()}
+    assert metrics["by_logprobs"] == 4.0 and metrics["scored"] == 4.0
