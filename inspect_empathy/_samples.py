@@ -65,7 +65,7 @@ def turn_message(turn: Turn) -> ChatMessage:
 _SAMPLE_FIELDS = set(Sample.model_fields)
 """Every field of `Sample`, the fields `Sample(...)` marks as set: one set shared by all the
 samples built here (pydantic only ever adds field names to it, and it holds them all),
-instead of a ~700-byte set per sample that the dataset keeps for the whole run."""
+instead of a set of about 500 bytes per sample that the dataset keeps for the whole run."""
 
 
 def _sample(

@@ -17,10 +17,10 @@ from inspect_empathy.dialogs import (
     DialogRecord,
     left_out_marker,
     normalise_rating,
+    rater_ratings,
     reply_words,
     truncate_turns,
 )
-from inspect_empathy.dialogs import rater_ratings as dialog_rater_ratings
 
 DIALOG = [
     Turn("user", "I moved to a new city."),
@@ -91,13 +91,13 @@ def test_several_raters_keep_the_scale_even_on_1_5() -> None:
     rated = record_to_sample(DialogRecord("d4", DIALOG[:2], rating=4.5, metadata=raters))
     assert rated.metadata["human_rating_raw"] == 4.5
     assert rated.metadata["human_rating_scale"] == (1.0, 5.0)
-    assert dialog_rater_ratings(rated.metadata, "d4") == {"a": 4.0, "b": 5.0}
+    assert rater_ratings(rated.metadata, "d4") == {"a": 4.0, "b": 5.0}
     # no aggregate rating, but the raters' scale still travels with their ratings
     zero_to_four = {"human_ratings": {"a": 0, "b": 4}}
     unrated = record_to_sample(DialogRecord("d5", DIALOG[:2], scale=(0, 4), metadata=zero_to_four))
     assert unrated.metadata["human_rating"] is None
     assert unrated.metadata["human_rating_scale"] == (0, 4)
-    assert dialog_rater_ratings(unrated.metadata, "d5") == {"a": 1.0, "b": 5.0}
+    assert rater_ratings(unrated.metadata, "d5") == {"a": 1.0, "b": 5.0}
 
 
 def test_cut_reply_moves_the_rating_to_reference() -> None:

@@ -16,7 +16,15 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..dialogs import TRAILING_KEY, DialogRecord, Scale, Turn, add_turn, end_with_bot
+from ..dialogs import (
+    RUBRIC_SCALE,
+    TRAILING_KEY,
+    DialogRecord,
+    Scale,
+    Turn,
+    add_turn,
+    end_with_bot,
+)
 from ..errors import DatasetError
 from ._files import json_lines, read_text
 from ._options import TextOptions, check_keys
@@ -50,7 +58,7 @@ def _content(value: Any, index: int) -> str:
 def record_from_object(
     obj: Any,
     roles: Mapping[str, str] = DEFAULT_ROLES,
-    scale: Scale = (1.0, 5.0),
+    scale: Scale = RUBRIC_SCALE,
     text: TextOptions | None = None,
 ) -> DialogRecord:
     """A dialog record from one JSON object, or a RecordProblem saying what is wrong."""
@@ -123,7 +131,7 @@ def json_options(
 ) -> tuple[Mapping[str, str], Scale, TextOptions]:
     check_keys(format, mapping, KEYS)
     roles = role_map(mapping.get("roles"))
-    scale = parse_scale(mapping["scale"]) if mapping.get("scale") is not None else (1.0, 5.0)
+    scale = parse_scale(mapping["scale"]) if mapping.get("scale") is not None else RUBRIC_SCALE
     return roles, scale, TextOptions.from_mapping(mapping)
 
 
@@ -187,7 +195,7 @@ def records_from_objects(
     report: LoadReport,
     origin: str,
     roles: Mapping[str, str] = DEFAULT_ROLES,
-    scale: Scale = (1.0, 5.0),
+    scale: Scale = RUBRIC_SCALE,
     options: TextOptions | None = None,
 ) -> Iterator[Located]:
     """Records from JSON-like objects (a file's list, or rows from the hub)."""

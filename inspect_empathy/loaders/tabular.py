@@ -36,6 +36,7 @@ from typing import Any
 
 from ..dialogs import (
     RESERVED_METADATA,
+    RUBRIC_SCALE,
     TRAILING_KEY,
     DialogRecord,
     Turn,
@@ -93,7 +94,7 @@ class RowMapper:
         self.origin = origin
         self.text = text or TextOptions.from_mapping(mapping)
         self.roles = role_map(mapping.get("roles")) if mapping.get("roles") else DEFAULT_ROLES
-        self.scale = parse_scale(mapping["scale"]) if mapping.get("scale") else (1.0, 5.0)
+        self.scale = parse_scale(mapping["scale"]) if mapping.get("scale") else RUBRIC_SCALE
 
         def column(key: str, default: str | None) -> int | None:
             name = mapping.get(key)

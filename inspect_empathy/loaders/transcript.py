@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..dialogs import TRAILING_KEY, DialogRecord, Scale, end_with_bot
+from ..dialogs import RUBRIC_SCALE, TRAILING_KEY, DialogRecord, Scale, end_with_bot
 from ._files import read_text
 from ._options import TextOptions, check_keys
 from ._problems import LoadReport, Located, RecordProblem
@@ -81,7 +81,7 @@ def load_transcript(path: Path, report: LoadReport, **mapping: Any) -> Iterator[
     """Records from a transcript text file."""
     check_keys("transcript", mapping, KEYS)
     roles = role_map(mapping.get("roles")) if mapping.get("roles") else DEFAULT_ROLES
-    scale = parse_scale(mapping["scale"]) if mapping.get("scale") else (1.0, 5.0)
+    scale = parse_scale(mapping["scale"]) if mapping.get("scale") else RUBRIC_SCALE
     options = TextOptions.from_mapping(mapping)
     for index, (line, lines) in enumerate(dialog_blocks(read_text(path)), start=1):
         where = f"{path}:{line}"

@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..dialogs import RESERVED_METADATA, DialogRecord, Turn, add_turn
+from ..dialogs import RESERVED_METADATA, RUBRIC_SCALE, DialogRecord, Turn, add_turn
 from ..errors import DatasetError
 from ._files import json_lines
 from ._options import TextOptions, check_keys
@@ -251,7 +251,7 @@ def load_turns(
                          if format in ("csv", "tsv") else ())))  # fmt: skip
     peer = _flag(mapping.get("peer", False), "peer")
     roles = role_map(mapping.get("roles")) if mapping.get("roles") else DEFAULT_ROLES
-    scale = parse_scale(mapping["scale"]) if mapping.get("scale") is not None else (1.0, 5.0)
+    scale = parse_scale(mapping["scale"]) if mapping.get("scale") is not None else RUBRIC_SCALE
     text_options = TextOptions.from_mapping(mapping)
     unescape, raters = text_options.unescape, text_options.raters
     mapping = dict(mapping)
