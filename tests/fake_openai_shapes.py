@@ -359,7 +359,11 @@ class ShapeServer:
 
         Reasoning tokens come first and count against the output bound; the bound can run
         out "before any visible output tokens are produced" (OpenAI reasoning guide,
-        https://platform.openai.com/docs/guides/reasoning#allocating-space-for-reasoning).
+        https://platform.openai.com/docs/guides/reasoning#allocating-space-for-reasoning;
+        on chat completions o3-mini ends with finish_reason "length",
+        https://community.openai.com/t/1134663). A thread reports gpt-5 cut mid-answer with
+        status "completed" and incomplete_details null
+        (https://community.openai.com/t/1355725); the fake follows the guide instead.
         """
         reasoning = self.reasoning_tokens.get(effort, 0) if effort is not None else 0
         tokens = split_tokens(text)
@@ -417,6 +421,8 @@ class ShapeServer:
                 "type": "output_text",
                 "text": "".join(tokens),
                 "annotations": [],
+                # "logprobs": [] when not asked for, as in the gpt-5 answer quoted in
+                # https://community.openai.com/t/1355725
                 "logprobs": [
                     {
                         "token": tok,
