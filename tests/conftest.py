@@ -9,6 +9,8 @@ from fake_servers import FakeServer
 from inspect_ai.model import ModelAPI
 from tenacity import wait_fixed
 
+pytest_plugins = ["fake_providers"]
+
 
 @pytest.fixture(scope="session")
 def _fake_judge_servers() -> Iterator[dict[str, FakeServer]]:
