@@ -415,6 +415,8 @@ def gemini_model_rules(model: str) -> GeminiModelRules:
         # https://ai.google.dev/gemini-api/docs/thinking ("thinking_level ... Gemini 3").
         # candidateCount > 1 is refused: googleapis/python-genai#1723, googleapis/js-genai#1609.
         # No logprobs: GoogleCloudPlatform/generative-ai#2947 (Gemini 3.5 Flash, 400).
+        # A thinkingBudget is still accepted for compatibility; the fake gives it 2.5 Pro's
+        # range and refuses 0 (thinking cannot be turned off), which is not verified for 3.
         levels = ("low", "high") if "pro" in name else ("minimal", "low", "medium", "high")
         return GeminiModelRules("3", False, 1, True, (128, 32768), False, levels, 65536)
     if name.startswith("gemini-2.5"):
@@ -491,7 +493,8 @@ class FakeGemini(_FakeProvider):
         return "\n".join(parts)
 
     def check_auth(self, headers: Any) -> None:
-        # The SDK sends the API key in x-goog-api-key.
+        # The SDK sends the API key in x-goog-api-key. The refusal of a keyless request is
+        # the API's usual 403 as users quote it; the fake's wording is not verified.
         if not headers.get("x-goog-api-key"):
             raise ApiError(
                 403,
@@ -516,11 +519,14 @@ class FakeGemini(_FakeProvider):
     ) -> dict[str, Any]:
         model = self.model_of(endpoint, path, body)
         if not model.startswith("gemini-"):
-            # https://ai.google.dev/gemini-api/docs/troubleshooting (404 NOT_FOUND).
+            # An unknown model: 404 NOT_FOUND (https://ai.google.dev/gemini-api/docs/
+            # troubleshooting); the wording is the one users commonly quote, not verified.
+            version = path.split("/")[1]
             raise ApiError(
                 404,
-                f"models/{model} is not found for API version v1beta, or is not supported "
-                "for generateContent.",
+                f"models/{model} is not found for API version {version}, or is not supported "
+                "for generateContent. Call ListModels to see the list of available models and "
+                "their supported methods.",
                 "NOT_FOUND",
             )
         prompt = self.prompt_of(endpoint, body)
@@ -624,6 +630,8 @@ class FakeGemini(_FakeProvider):
             return 0, False
         spend = self.thinking_tokens
         if level is not None:
+            # The SDK sends the enum name (LOW, HIGH); a level the model lacks (Pro: no
+            # minimal / medium) is refused, wording not verified.
             level = str(level).lower()
             if level not in rules.levels:
                 raise ApiError(
@@ -745,6 +753,8 @@ class FakeGroq(_FakeProvider):
         return _chat_prompt(body.get("messages"))
 
     def check_auth(self, headers: Any) -> None:
+        # Bearer key; Groq's 401 says "Invalid API Key" (code invalid_api_key), from memory of
+        # the API, not verified.
         if not str(headers.get("Authorization", "")).startswith("Bearer "):
             raise ApiError(401, "Invalid API Key")
 
@@ -767,6 +777,7 @@ class FakeGroq(_FakeProvider):
                 # supported with this model"); the same form is assumed for the others.
                 raise ApiError(400, f"`{key}` is not supported with this model")
         if any(isinstance(m, dict) and "name" in m for m in body.get("messages") or []):
+            # messages[].name is refused (console.groq.com/docs/openai); wording not verified.
             raise ApiError(400, "'messages.name' : property 'name' is unsupported")
         n = body.get("n")
         if n is not None and n != 1:
@@ -826,12 +837,14 @@ class FakeMistral(_FakeProvider):
         return "\n".join(p for p in parts if p)
 
     def check_auth(self, headers: Any) -> None:
+        # The SDK sends ``Authorization: Bearer <key>``; the 401 text is not verified.
         if not str(headers.get("Authorization", "")).startswith("Bearer "):
             raise ApiError(401, "Unauthorized")
 
     def error_body(self, status: int, message: str, grpc: str | None) -> dict[str, Any]:
-        # {"object": "error", "message", "type", "param", "code"}: the shape Inspect's
-        # mistral.py handle_bad_request reads ("message").
+        # {"object": "error", "message", "type", "param", "code"}: Mistral's error shape as
+        # Inspect's mistral.py handle_bad_request reads it (body["message"]); the ``type`` and
+        # ``code`` values are not verified.
         return {
             "object": "error",
             "message": message,

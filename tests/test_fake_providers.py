@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from fake_providers import FakeGemini, FakeGroq, FakeMistral, Refusal
-from inspect_ai.model import GenerateConfig, get_model
+from inspect_ai.model import ContentReasoning, GenerateConfig, get_model
 
 SCORE_PROMPT = "The reply to rate. Evaluation Form (return score ONLY):"
 COT_PROMPT = "The reply to rate. Evaluation Form (reason first, then give the score):"
@@ -53,6 +53,7 @@ async def test_gemini_2_5_refusals_and_thinking(google_server: FakeGemini) -> No
     assert out.choices[0].stop_reason == "max_tokens"
     out = await pro.generate(COT_PROMPT, config=config(max_tokens=1000))
     assert out.completion.endswith("Score: 4")
+    assert any(isinstance(c, ContentReasoning) for c in out.choices[0].message.content)
     assert out.usage is not None and out.usage.reasoning_tokens == 200
     # Inspect knows 2.5 Pro cannot stop thinking (no thinkingBudget 0 is sent) ...
     await pro.generate(SCORE_PROMPT, config=config(reasoning_tokens=0))
