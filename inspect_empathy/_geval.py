@@ -10,16 +10,20 @@ from typing import Any, Literal
 
 from inspect_ai.model import (
     ChatCompletionChoice,
-    ChatMessage,
     GenerateConfig,
     Logprob,
-    Model,
     ModelOutput,
     ModelUsage,
 )
-from inspect_ai.util import collect
 
-from ._score_text import FULLWIDTH_DIGITS, SCORES, ScoreMatch, ScoreParseError, parse_score
+from ._score_text import (
+    FULLWIDTH_DIGITS,
+    SCORES,
+    ScoreMatch,
+    ScoreParseError,
+    clean_text,
+    parse_score,
+)
 
 _TOKEN_MARKUP = re.compile(r"[*_`#>]")
 _BPE_SPACES = str.maketrans({"Ġ": " ", "▁": " ", "Ċ": "\n"})
@@ -30,8 +34,11 @@ METHODS: tuple[str, ...] = ("auto", "logprobs", "samples", "parse")
 TOP_LOGPROBS = 20
 DEFAULT_COMPLETIONS = 20
 """Completions per dialog for the ``samples`` method (G-Eval used 20)."""
-MAX_TOKENS = 8
-"""Default output bound for score-only answers: room for "Score: 4" (G-Eval used 5)."""
+MAX_TOKENS = 24
+"""Default output bound for score-only answers: every answer the parse table accepts takes
+at most 17 tokens and an end token under cl100k, o200k, Qwen2 and GPT-2's tokenizers
+(benchmarks/results/answer_tokens.json); 24 leaves room for other tokenizers. A compliant
+judge still writes one or two tokens: the bound is a ceiling, not a cost."""
 MAX_TOKENS_COT = 512
 """Default output bound for ``cot`` answers: a few sentences, then the score."""
 LOW_MASS = 0.5
@@ -71,9 +78,17 @@ def token_score(token: str) -> int | None:
 
 
 def _token_bytes(token: Logprob) -> bytes:
-    """A token's bytes: its ``bytes`` field, a ``bytes:\\xNN`` escape, or its UTF-8."""
-    if token.bytes is not None:
-        return bytes(token.bytes)
+    """A token's bytes: its ``bytes`` field, a ``bytes:\\xNN`` escape, or its UTF-8.
+
+    A ``bytes`` field that holds Unicode code points (Together's logprobs: ``’`` is
+    ``[8217]``) is read as the characters it spells; one that is neither is left aside
+    for the token's string.
+    """
+    if token.bytes:
+        if all(isinstance(b, int) and 0 <= b < 256 for b in token.bytes):
+            return bytes(token.bytes)
+        if all(isinstance(b, int) and 0 <= b <= 0x10FFFF for b in token.bytes):
+            return "".join(map(chr, token.bytes)).encode("utf-8", "surrogatepass")
     if token.token.startswith("bytes:"):
         try:
             return token.token[len("bytes:") :].encode("latin-1").decode("unicode_escape").encode(
@@ -145,18 +160,17 @@ def logprob_distribution(token: Logprob) -> tuple[dict[int, float], float]:
     `ScoreParseError` when no score token is among them.
     """
     mass: dict[int, float] = dict.fromkeys(SCORES, 0.0)
-    seen: set[str] = set()
     _probability(token.logprob, token.token)
-    alternatives = [(t.token, t.logprob) for t in token.top_logprobs or []]
+    # an exact repeat (same string, same logprob) is one token listed twice; two tokens
+    # that read alike but differ in logprob are two tokens (two ids), and both count
+    alternatives = list(dict.fromkeys((t.token, t.logprob) for t in token.top_logprobs or []))
     if token.token not in {t for t, _ in alternatives}:
         alternatives.append((token.token, token.logprob))
     for tok, logprob in alternatives:
         p = _probability(logprob, tok)
         k = token_score(tok)
-        if k is None or tok in seen:
-            continue
-        seen.add(tok)
-        mass[k] += p
+        if k is not None:
+            mass[k] += p
     total = sum(mass.values())
     if total <= 0:
         raise ScoreParseError("no score token among the top logprobs")
@@ -181,10 +195,10 @@ def refusal_reason(choice: ChatCompletionChoice) -> str | None:
 
 
 def cut_off_reason(choice: ChatCompletionChoice, cot: bool) -> str | None:
-    """Why a completion stopped by the output bound is no judgement.
+    """Why a completion stopped by the output bound is no judgement, before reading it.
 
-    A reasoned (``cot``) answer cut off by ``max_tokens`` never reached its score;
-    a score-only answer is read as far as it goes, unless it holds nothing yet.
+    A reasoned (``cot``) answer cut off by ``max_tokens`` never reached its score; a
+    score-only answer is read as far as it goes (`cut_verdict`), unless it holds nothing.
     """
     if choice.stop_reason != "max_tokens":
         return None
@@ -198,18 +212,52 @@ def cut_off_reason(choice: ChatCompletionChoice, cot: bool) -> str | None:
     return None
 
 
-def _cut_after(choice: ChatCompletionChoice, match: ScoreMatch) -> bool:
-    """A score-only answer cut off right after its score: "1" may have been "10"."""
+_LIST_ITEM = re.compile(r"[.)]\s+\S")
+
+
+def cut_verdict(choice: ChatCompletionChoice, match: ScoreMatch) -> None:
+    """Refuse the score of a score-only answer the bound cut, unless it is a verdict.
+
+    In a cut answer the score counts only where the answer opens with it (``4``,
+    ``**4** - warm``) or where it follows an overall label (``Score: 4 because``); a
+    number in reasoning that the bound cut before its verdict (``1. Read the
+    conversation``, ``Step 1:``, ``anxious about 2 exams``) is never the score, nor is a
+    number the cut may have ended early (``Score: 1`` of ``Score: 10``).
+    """
+    if choice.stop_reason != "max_tokens":
+        return
     text = choice_text(choice)
-    return choice.stop_reason == "max_tokens" and not text[match.end :].strip()
+    after = text[match.end :]
+    if not after.strip():
+        raise ScoreParseError(f"cut off by max_tokens right after {text[match.start:].strip()!r}")
+    if match.label == "overall":
+        return
+    opening = not clean_text(text)[: match.start].strip()
+    if not opening:
+        raise ScoreParseError(
+            f"cut off by max_tokens before a verdict ({text.strip()[:60]!r}): a number in "
+            "a cut answer is its score only at its start or after a score label"
+        )
+    if _LIST_ITEM.match(after):
+        raise ScoreParseError(
+            f"cut off by max_tokens in a numbered list ({text.strip()[:60]!r}), before a verdict"
+        )
 
 
-def judge_logprobs(choice: ChatCompletionChoice, cot: bool, low_mass: str = "keep") -> Judgement:
-    """G-Eval score of one completion from the logprobs at its score token."""
+def judge_logprobs(
+    choice: ChatCompletionChoice,
+    cot: bool,
+    low_mass: str = "keep",
+    certain_if_dropped: bool = False,
+) -> Judgement:
+    """G-Eval score of one completion from the logprobs at its score token.
+
+    ``certain_if_dropped``: the service omits a logprob of 0 (p = 1) and Inspect then
+    drops the token, so a score whose token alone is missing was certain.
+    """
     text = choice_text(choice)
     match = parse_score(text, cot)
-    if _cut_after(choice, match):
-        raise ScoreParseError(f"cut off by max_tokens right after {text[match.start:].strip()!r}")
+    cut_verdict(choice, match)
     if match.word:
         raise LogprobsMissing(
             f"the score is written as a word ({text[match.start : match.end]!r}); "
@@ -218,7 +266,18 @@ def judge_logprobs(choice: ChatCompletionChoice, cot: bool, low_mass: str = "kee
     if choice.logprobs is None or not choice.logprobs.content:
         raise LogprobsMissing("the judge returned no logprobs")
     tokens = choice.logprobs.content
-    index = score_token_index(tokens, text, match)
+    try:
+        index = score_token_index(tokens, text, match)
+    except LogprobsMissing:
+        if certain_if_dropped and _dropped_at(tokens, text, match):
+            return Judgement(
+                value=float(match.score),
+                method="logprobs",
+                raw=text,
+                distribution={k: float(k == match.score) for k in SCORES},
+                details={"parsed": match.score, "score_token_mass": 1.0, "certain": True},
+            )
+        raise
     if not tokens[index].top_logprobs:
         raise LogprobsMissing("the judge returned no top_logprobs at the score token")
     distribution, mass = logprob_distribution(tokens[index])
@@ -240,6 +299,20 @@ def judge_logprobs(choice: ChatCompletionChoice, cot: bool, low_mass: str = "kee
     )
 
 
+def _dropped_at(tokens: list[Logprob], text: str, match: ScoreMatch) -> bool:
+    """True when the tokens spell the text except for a gap at the score: the score's
+    token was left out (not replaced by other text)."""
+    target_text = text.encode("utf-8", "surrogatepass")
+    start = len(text[: match.start].encode("utf-8", "surrogatepass"))
+    joined = b"".join(_token_bytes(t) for t in tokens)
+    matcher = difflib.SequenceMatcher(None, joined, target_text, autojunk=False)
+    for tag, _a1, _a2, b1, b2 in matcher.get_opcodes():
+        if b1 <= start < b2:
+            gap = target_text[b1:b2].decode("utf-8", "replace")
+            return tag == "insert" and gap.strip(" *:") == text[match.start : match.end]
+    return False
+
+
 def judge_samples(
     choices: list[ChatCompletionChoice], cot: bool, n: int, min_parsed: float = MIN_PARSED
 ) -> Judgement:
@@ -258,8 +331,7 @@ def judge_samples(
             continue
         try:
             match = parse_score(text, cot)
-            if _cut_after(choice, match):
-                raise ScoreParseError(f"cut off by max_tokens right after {match.score}")
+            cut_verdict(choice, match)
             parsed.append(match.score)
         except ScoreParseError as ex:
             failures.append(str(ex))
@@ -300,9 +372,15 @@ def judge_output(
     cot: bool,
     low_mass: str = "keep",
     min_parsed: float = MIN_PARSED,
+    no_logprobs: str | None = None,
+    certain_if_dropped: bool = False,
 ) -> Judgement:
     """Turn a judge's output into a G-Eval judgement with the chosen method
-    (``completions``: how many completions the ``samples`` method reads)."""
+    (``completions``: how many completions the ``samples`` method reads).
+
+    ``no_logprobs``: why logprobs were not asked for (``auto`` then parses, with that
+    reason); ``certain_if_dropped``: see `judge_logprobs`.
+    """
     choices = [c for c in output.choices if c.message is not None]
     if not choices:
         reason = output.error or "the judge returned no completion"
@@ -314,20 +392,25 @@ def judge_output(
     problem = refusal_reason(choice) or cut_off_reason(choice, cot)
     if problem:
         return Judgement(None, method, text, reason=problem)
-    fallback: str | None = None
-    if method in ("logprobs", "auto"):
+    fallback: str | None = no_logprobs if method == "auto" else None
+    if method in ("logprobs", "auto") and fallback is None:
         try:
-            return judge_logprobs(choice, cot, low_mass)
+            return judge_logprobs(choice, cot, low_mass, certain_if_dropped)
         except LogprobsMissing as ex:
             if method == "logprobs":
                 return Judgement(None, "logprobs", text, reason=str(ex))
             fallback = str(ex)
         except ScoreParseError as ex:
             return Judgement(None, method, text, reason=str(ex))
+        except (ValueError, TypeError, OverflowError, IndexError, AttributeError) as ex:
+            # a logprob field of a shape no service documents: unusable, never a crash
+            reason = f"malformed logprobs ({type(ex).__name__}: {ex})"
+            if method == "logprobs":
+                return Judgement(None, "logprobs", text, reason=reason)
+            fallback = reason
     try:
         match = parse_score(text, cot)
-        if _cut_after(choice, match):
-            raise ScoreParseError(f"cut off by max_tokens right after {match.score}")
+        cut_verdict(choice, match)
     except ScoreParseError as ex:
         return Judgement(None, "parse", text, reason=str(ex))
     details: dict[str, Any] = {"parsed": match.score}
@@ -370,71 +453,7 @@ def method_config(
     )
 
 
-async def complete_choices(
-    model: Model,
-    prompt: list[ChatMessage],
-    output: ModelOutput,
-    n: int,
-    config: GenerateConfig,
-    seed: int | None,
-) -> ModelOutput:
-    """Top up an output to n choices, for providers that ignore ``n``.
-
-    The missing completions are asked for concurrently, in calls of as many
-    choices as the first call returned, with the caller's settings; when a seed
-    is set each call gets its own (seed + 1, seed + 2, ...), so a provider that
-    honours seeds does not return one completion n times.
-    """
-    choices = list(output.choices)
-    usage = output.usage
-    batch = max(1, len(choices))
-    calls = 0
-    for _ in range(3):
-        missing = n - len(choices)
-        if missing <= 0 or not choices:
-            break
-        sizes = [min(batch, missing - i) for i in range(0, missing, batch)]
-        requests = []
-        for size in sizes:
-            calls += 1
-            extra = GenerateConfig(num_choices=size)
-            if seed is not None:
-                extra.seed = seed + calls
-            requests.append(model.generate(prompt, config=config.merge(extra)))
-        outputs = await collect(*requests)
-        added = [c for more in outputs for c in more.choices]
-        if not added:
-            break
-        choices.extend(added)
-        for more in outputs:
-            usage = add_usage(usage, more.usage)
-    return output.model_copy(update={"choices": choices[:n], "usage": usage})
-
-
 def add_usage(a: ModelUsage | None, b: ModelUsage | None) -> ModelUsage | None:
     if a is None or b is None:
         return a or b
     return a + b
-
-
-async def generate_judgement(
-    model: Model,
-    prompt: list[ChatMessage],
-    method: Method,
-    completions: int,
-    cot: bool,
-    low_mass: str = "keep",
-    min_parsed: float = MIN_PARSED,
-) -> tuple[Judgement, ModelOutput]:
-    """Ask a judge model for its rating and score it with the chosen method
-    (``completions``: how many the ``samples`` method asks for)."""
-    config = method_config(method, completions, cot).merge(explicit_config(model.config))
-    output = await model.generate(prompt, config=config)
-    if method == "samples" and output.choices and len(output.choices) < completions:
-        output = await complete_choices(model, prompt, output, completions, config, config.seed)
-    return judge_output(output, method, completions, cot, low_mass, min_parsed), output
-
-
-def explicit_config(config: GenerateConfig) -> GenerateConfig:
-    """The settings a user gave a model explicitly (they override method defaults)."""
-    return GenerateConfig(**config.model_dump(exclude_none=True))

@@ -29,12 +29,15 @@ class ScoreMatch:
 
     ``start``/``end`` delimit the characters that wrote it; ``word`` is True when it
     was written as a word ("Four"), which no score token's logprobs can weigh.
+    ``label`` is the kind of label before it.
     """
 
     score: int
     start: int
     end: int
     word: bool = False
+    label: LabelKind = "none"
+    """``overall`` where a score label (``Score:``, ``Overall:``, ...) stands before it."""
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,8 @@ class _Candidate:
 
 FULLWIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
-_MARKUP = re.compile(r"[*_`#>|\[\]]")
+_MARKUP = re.compile(r"[*_`#>|\[\]\"{}]")
+"""Markdown, and JSON's quotes and braces (``{"score": 4}`` reads as ``score: 4``)."""
 _DASH = r"(?:-|–|—|‐|‑|to)"
 # the rubric's own scale, however the judge repeats it; replaced by spaces (offsets kept)
 _SCALE = re.compile(
@@ -61,21 +65,29 @@ _SCALE = re.compile(
     re.IGNORECASE,
 )
 _OTHER_SCALE = re.compile(r"\s*(?:/\s*|out\s+of\s+)(\d+(?:\.\d+)?)", re.IGNORECASE)
+# a number stands alone between ASCII letters and digits; CJK text may touch it ("4分")
 _CANDIDATE = re.compile(
-    r"(?<![\w./])(?<!/\s)(?P<neg>(?<![\w)])-)?(?P<num>\d+(?:\.\d+)?)(?!\w)"
+    r"(?<![A-Za-z0-9_./])(?<!/\s)(?P<neg>(?<![A-Za-z0-9_)])-)?(?P<num>\d+(?:\.\d+)?)"
+    r"(?![A-Za-z0-9_])"
     r"|\b(?P<word>one|two|three|four|five)\b",
     re.IGNORECASE,
 )
 # "1. Read the ...", "2) ...": a list item's number, at the start of a line
 _ENUMERATOR = re.compile(r"^\s*(?:[-•]\s*)?\d+[.)](?=\s|$)")
-_LABEL = re.compile(r"([A-Za-z][\w /&()'’,\-]{0,60}?)\s*[:=]\s*$")
-_SCORE_IS = re.compile(r"\b(?:score|rating)\s+(?:is|of|would\s+be)\s+(?:an?\s+)?$", re.IGNORECASE)
+_LABEL = re.compile(r"([^\W\d_][\w /&()'’,\-]{0,60}?)\s*[:=：]\s*$")
+_SCORE_IS = re.compile(
+    r"\b(?:(?:score|rating)\s+(?:is|of|would\s+be)|(?:give|rate)\s+(?:it|this|the\s+\w+)\s+an?)"
+    r"\s+$",
+    re.IGNORECASE,
+)
 _OVERALL = re.compile(r"\b(?:overall|final|total)\b", re.IGNORECASE)
 _ASPECT = re.compile(
     r"relevan|tone|supportive|understanding|constructive|emotion|step", re.IGNORECASE
 )
 _SCORE_WORD = re.compile(
-    r"\b(?:score|rating|rate|empathetical|empathetic|empathy|evaluation\s+form)\b", re.IGNORECASE
+    r"\b(?:score|rating|rate|empathetical|empathetic|empathy|evaluation\s+form)\b"
+    r"|得分|评分|評分|分数|分數|打分|スコア|評価|점수",
+    re.IGNORECASE,
 )
 
 
@@ -176,7 +188,13 @@ def _valid(chosen: _Candidate, clean: str) -> ScoreMatch:
         raise ScoreParseError(f"score {chosen.text} is not a whole number from 1 to 5")
     if int(chosen.value) not in SCORES:
         raise ScoreParseError(f"score {chosen.text} is outside 1-5")
-    return ScoreMatch(score=int(chosen.value), start=chosen.start, end=chosen.end, word=chosen.word)
+    return ScoreMatch(
+        score=int(chosen.value),
+        start=chosen.start,
+        end=chosen.end,
+        word=chosen.word,
+        label=chosen.label,
+    )
 
 
 def _choose(cands: list[_Candidate]) -> _Candidate:
@@ -199,10 +217,12 @@ def parse_score(text: str, cot: bool = False) -> ScoreMatch:
 
     Score-only output: the one score in the whole answer ("4", "Score: 4",
     "4 - strong empathy", "I'd give it a 4.", "Relevance: 5 ... Overall: 4").
-    With ``cot``: the score on the last non-empty line (or, if that line holds
-    none, the one ``Score:``-labelled value in the answer); other numbers in the
-    reasoning are not candidates. Anything ambiguous, fractional, on another
-    scale or outside 1-5 raises `ScoreParseError`.
+    With ``cot``: the one value labelled as the overall score (``Score: 4``,
+    ``"score": 4``) wherever it stands, so that reasoning after it ("a 5 would name
+    the fear") is not read as the score; without such a label, the score on the
+    last non-empty line; other numbers in the reasoning are not candidates.
+    Anything ambiguous, fractional, on another scale or outside 1-5 raises
+    `ScoreParseError`.
     """
     if not text.strip():
         raise ScoreParseError("empty output: no score")
@@ -212,6 +232,9 @@ def parse_score(text: str, cot: bool = False) -> ScoreMatch:
         if not cands:
             raise ScoreParseError(f"no score in the answer: {text.strip()[:80]!r}")
         return _valid(_choose(cands), clean)
+    labelled = [c for c in cands if c.label == "overall" and not c.word]
+    if labelled:
+        return _valid(_one_value(labelled, "overall scores"), clean)
     lines = _lines(text)
     final = max(i for i, (_, line) in enumerate(lines) if line.strip())
     last_line = lines[final][1].strip()
@@ -222,7 +245,4 @@ def parse_score(text: str, cot: bool = False) -> ScoreMatch:
                 f"the last line is a sub-score ({last_line[:60]!r}), not the overall score"
             )
         return _valid(_choose(on_last), clean)
-    labelled = [c for c in cands if c.label == "overall" and not c.word]
-    if labelled:
-        return _valid(_one_value(labelled, "overall scores"), clean)
     raise ScoreParseError(f"no score on the last line: {last_line[:80]!r}")

@@ -16,8 +16,8 @@ from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
     ChatMessageUser,
-    GenerateConfig,
     Model,
+    ModelOutput,
     ModelRole,
     get_model,
     model_roles,
@@ -34,10 +34,9 @@ from ._geval import (
     Judgement,
     Method,
     check_method,
-    complete_choices,
-    generate_judgement,
     judge_output,
 )
+from ._judge_call import JudgeRequest, ask_judge, complete_choices, judge_request
 from ._rubric import Turn, render_dialog, render_prompt, turns_from_messages
 from ._score_text import SCORES
 from .dialogs import JUDGE_PROMPT_KEY, ends_with_bot
@@ -181,8 +180,6 @@ def empathy_scorer(
             _warn_self_graded(role.name)
         judgements = await collect(*[_judge_with(judge, prompt, options) for judge in judges])
         judgements = _unique_names(judgements)
-        for name, judgement in judgements:
-            announce_fallback(name, judgement)
         if len(judgements) == 1:
             name, judgement = judgements[0]
             return to_score(judgement, {**context, "grader": name})
@@ -292,10 +289,11 @@ class JudgeOptions:
 _announced: set[str] = set()
 
 
-def announce_fallback(judge: str, judgement: Judgement) -> None:
-    """Say once per judge, in the terminal, that ``auto`` fell back to parsing."""
+def announce_fallback(judge: str, judgement: Judgement, request: JudgeRequest) -> None:
+    """Say once per judge, in the terminal, that ``auto`` fell back to parsing (unless
+    the request already said that this judge gives no logprobs)."""
     reason = judgement.details.get("logprobs_unavailable")
-    if not reason or judge in _announced:
+    if not reason or request.no_logprobs or judge in _announced:
         return
     _announced.add(judge)
     logger.warning(
@@ -429,47 +427,44 @@ async def _judge_with(
     judge: JudgeSpec, prompt: list[ChatMessage], options: JudgeOptions
 ) -> tuple[str, Judgement]:
     model = get_model(judge)
-    judgement, _ = await generate_judgement(
-        model,
-        prompt,
-        options.method,
-        options.completions,
-        options.cot,
-        options.low_mass,
-        options.min_parsed,
+    output, request = await ask_judge(
+        model, prompt, options.method, options.completions, options.cot
     )
+    judgement = read_judgement(output, request, options)
+    announce_fallback(str(model), judgement, request)
     return str(model), judgement
 
 
-async def _judge_own_output(state: TaskState, options: JudgeOptions) -> Judgement:
-    """Judge mode: the model under evaluation already answered the rubric prompt."""
-    output = state.output
-    if (
-        options.method == "samples"
-        and output.choices
-        and len(output.choices) < options.completions
-    ):
-        # providers without num_choices: top up with further calls to the same judge,
-        # which inherit the run's settings (temperature, max_tokens, ...) as generate() did
-        model = get_model()
-        output = await complete_choices(
-            model,
-            _prompt_messages(state.messages),
-            output,
-            options.completions,
-            GenerateConfig(),
-            model.config.seed,
-        )
-        state.output = output
-    judgement = judge_output(
+def read_judgement(output: ModelOutput, request: JudgeRequest, options: JudgeOptions) -> Judgement:
+    """A judge's output read as its request says (``auto`` parses a judge without logprobs)."""
+    return judge_output(
         output,
         options.method,
         options.completions,
         options.cot,
         options.low_mass,
         options.min_parsed,
+        no_logprobs=request.no_logprobs,
+        certain_if_dropped=request.traits.omits_certain_logprobs,
     )
-    announce_fallback(str(state.model), judgement)
+
+
+async def _judge_own_output(state: TaskState, options: JudgeOptions) -> Judgement:
+    """Judge mode: the model under evaluation already answered the rubric prompt
+    (`judge_generate` asked it as its service accepts; another solver's ``generate()``
+    may have left fewer completions than ``samples`` needs: they are topped up)."""
+    model = get_model()
+    request = judge_request(model, options.method, options.completions, options.cot)
+    output = state.output
+    if (
+        options.method == "samples"
+        and output.choices
+        and len(output.choices) < options.completions
+    ):
+        output = await complete_choices(model, _prompt_messages(state.messages), output, request)
+        state.output = output
+    judgement = read_judgement(output, request, options)
+    announce_fallback(str(state.model), judgement, request)
     return judgement
 
 

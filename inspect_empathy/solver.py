@@ -6,10 +6,18 @@ from __future__ import annotations
 import traceback
 from pathlib import Path
 
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser, ModelOutput, model_roles
+from inspect_ai.model import (
+    ChatMessageSystem,
+    ChatMessageUser,
+    ModelOutput,
+    get_model,
+    model_roles,
+)
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ._compat import PrerequisiteError
+from ._geval import DEFAULT_COMPLETIONS, Method
+from ._judge_call import ask_judge
 from ._rubric import render_dialog, render_prompt, turns_from_messages
 from .dialogs import JUDGE_PROMPT_KEY, RENDER_NOTES_KEY, TRANSCRIPT_KEY, ends_with_bot
 from .scorer import missing_grader_message
@@ -47,29 +55,39 @@ def empathy_prompt(cot: bool = False) -> Solver:
 
 
 @solver
-def judge_generate() -> Solver:
-    """``generate()`` for judge mode, where a judge that answered is final.
+def judge_generate(
+    method: Method = "auto", completions: int = DEFAULT_COMPLETIONS, cot: bool = False
+) -> Solver:
+    """Judge mode's ``generate()``: ask the judge as its service accepts, and keep a judge
+    that answered as final.
 
-    A provider answer that Inspect cannot read as a completion because it holds
-    none (an HTTP 200 with ``choices: []`` or ``message: null``) becomes an output
-    with no completion, which the scorer leaves unscored with the reason, instead
-    of a sample error that ``eval-retry`` would send to the judge again. Every
-    other exception (transport and API errors after Inspect's retries, a broken
-    installation) stays an error.
+    The request fits the judge's service (`_judge_call.ask_judge`): no logprobs where
+    it has none, ``samples`` completions in calls it accepts, an output bound it
+    accepts with room for reasoning it cannot skip; a documented refusal of an option
+    the plugin chose is learnt once and the call sent again without it. A provider
+    answer that Inspect cannot read as a completion because it holds none (an HTTP 200
+    with ``choices: []`` or ``message: null``) becomes an output with no completion,
+    which the scorer leaves unscored with the reason, instead of a sample error that
+    ``eval-retry`` would send to the judge again. Every other exception (transport and
+    API errors after Inspect's retries, a broken installation) stays an error.
     """
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
+        model = get_model()
         try:
-            return await generate(state)
+            output, _ = await ask_judge(model, state.messages, method, completions, cot)
         except (IndexError, AttributeError) as ex:
             if not answered_without_completion(ex):
                 raise
-            state.output = ModelOutput(
+            output = ModelOutput(
                 model=str(state.model),
                 choices=[],
                 error=f"the judge answered with no completion ({type(ex).__name__}: {ex})",
             )
-            return state
+        state.output = output
+        if output.choices:
+            state.messages.append(output.message)
+        return state
 
     return solve
 

@@ -102,9 +102,10 @@ def empathy(
     summary = skipped_summary(data)
     rated = any(record.rating is not None for record in data.records)
     prompted = input == "prompt"
+    asking = judge_generate(method=method, completions=n, cot=cot)
     return Task(
         dataset=data.as_prompts(cot) if prompted else data,
-        solver=[judge_generate()] if prompted else [empathy_prompt(cot=cot), judge_generate()],
+        solver=[asking] if prompted else [empathy_prompt(cot=cot), asking],
         scorer=empathy_scorer(
             method=method,
             completions=n,

@@ -162,5 +162,5 @@ def test_method_config() -> None:
 
 def test_every_method_bounds_the_output() -> None:
     for method in ("auto", "logprobs", "samples", "parse"):
-        assert method_config(method).max_tokens == 8  # type: ignore[arg-type]
+        assert method_config(method).max_tokens == 24  # type: ignore[arg-type]
         assert method_config(method, cot=True).max_tokens == 512  # type: ignore[arg-type]

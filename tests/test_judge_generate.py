@@ -21,9 +21,17 @@ def state() -> TaskState:
     )
 
 
-def raising(ex: BaseException) -> Any:
-    async def generate(state: TaskState, **kwargs: Any) -> TaskState:
+def raising(ex: BaseException, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A judge whose call raises ``ex`` (judge_generate asks the judge itself)."""
+
+    async def ask(*args: Any, **kwargs: Any) -> Any:
         raise ex
+
+    monkeypatch.setattr("inspect_empathy.solver.get_model", lambda: "openai/gpt-4o-mini")
+    monkeypatch.setattr("inspect_empathy.solver.ask_judge", ask)
+
+    async def generate(state: TaskState, **kwargs: Any) -> TaskState:
+        raise AssertionError("judge_generate asks the judge itself")
 
     return generate
 
@@ -37,9 +45,11 @@ def raising(ex: BaseException) -> Any:
         AttributeError("'NoneType' object has no attribute 'content'"),
     ],
 )
-async def test_other_errors_stay_errors(ex: BaseException) -> None:
+async def test_other_errors_stay_errors(
+    ex: BaseException, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with pytest.raises(type(ex)):
-        await judge_generate()(state(), raising(ex))
+        await judge_generate()(state(), raising(ex, monkeypatch))
 
 
 def test_only_errors_raised_in_inspects_model_code_count() -> None:

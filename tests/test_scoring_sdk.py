@@ -449,7 +449,7 @@ def test_default_output_bound_reaches_the_provider(
     cases = [Case("plain", chat("4", [tok("4", {"4": 0.9, "5": 0.1})]), 4.1)]
     run_cases(openai_server, OPENAI, cases, tmp_path)
     [request] = openai_server.requests
-    assert request.body.get("max_tokens") == 8 or request.body.get("max_completion_tokens") == 8
+    assert request.body.get("max_tokens") == 24 or request.body.get("max_completion_tokens") == 24
     openai_server.clear()
     cot = [Case("plain", chat("Fine.\nScore: 4", words("Fine.\nScore: 4")), 4.0, cot=True)]
     (tmp_path / "cot").mkdir()

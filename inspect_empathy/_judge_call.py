@@ -1,0 +1,303 @@
+"""Asking a judge: the request each service accepts, and what to do when it refuses one.
+
+`judge_request` turns a method (``auto``, ``logprobs``, ``samples``, ``parse``) into the
+settings the judge's service takes (`_providers.judge_traits`): no logprobs where it has
+none, completions split into calls it accepts, an output bound it accepts with room for
+reasoning it cannot skip, and the least reasoning it allows. `ask_judge` sends it, learns
+once per model from a documented refusal of an option the plugin chose (and says so in
+the terminal), and marks answers that used the whole bound as cut, whatever the stop
+reason says.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput
+from inspect_ai.util import collect
+
+from ._geval import Method, add_usage, method_config
+from ._providers import (
+    THINKING_ROOM,
+    JudgeTraits,
+    Option,
+    judge_traits,
+    learn_refusal,
+    refused_option,
+)
+
+logger = logging.getLogger(__name__)
+
+_QUIET_KEYS = ("reasoning_effort", "reasoning_tokens")
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """How one judge is asked, and how its answer is read."""
+
+    method: Method
+    """The method asked for."""
+    reads: Method
+    """How the answer is read (``auto`` reads ``parse`` where the judge has no logprobs)."""
+    completions: int
+    cot: bool
+    config: GenerateConfig
+    """The settings sent (the user's explicit ones included)."""
+    per_call: int
+    """Completions asked for in one call (``samples``)."""
+    bound: int | None
+    """The output bound sent."""
+    no_logprobs: str | None
+    """Why logprobs are not asked for, where they are not."""
+    unanswerable: str | None
+    """Why no call is made at all (``logprobs`` asked of a judge that has none)."""
+    notes: tuple[str, ...]
+    """What was chosen for this judge, and why (said once in the terminal)."""
+    traits: JudgeTraits
+
+    def asks(self, option: Option) -> bool:
+        """Whether this request uses ``option`` the way a refusal of it objects to."""
+        if option == "logprobs":
+            return bool(self.config.logprobs)
+        if option == "num_choices":
+            return (self.config.num_choices or 1) > 1
+        return self.bound is not None
+
+
+def judge_request(
+    model: Model, method: Method, completions: int, cot: bool
+) -> JudgeRequest:
+    """The request for ``model`` (memoised per model, method and what it refused)."""
+    traits = judge_traits(model)
+    key = (id(model), method, completions, cot, traits)
+    request = _requests.get(key)
+    if request is None:
+        request = plan_request(traits, method, completions, cot, model.config)
+        _requests[key] = request
+    return request
+
+
+_requests: dict[tuple[Any, ...], JudgeRequest] = {}
+
+
+def plan_request(
+    traits: JudgeTraits,
+    method: Method,
+    completions: int,
+    cot: bool,
+    explicit: GenerateConfig,
+) -> JudgeRequest:
+    """Fit a method's settings to what a service accepts; ``explicit`` (the user's own
+    settings) wins, except an output bound below the service's minimum."""
+    user = explicit.model_dump(exclude_none=True)
+    fields = method_config(method, completions, cot).model_dump(exclude_none=True)
+    notes: list[str] = []
+    reads: Method = method
+    no_logprobs = unanswerable = None
+    if method in ("auto", "logprobs") and traits.logprobs is False:
+        no_logprobs = f"{traits.service} gives no logprobs"
+        fields.pop("logprobs", None)
+        fields.pop("top_logprobs", None)
+        if method == "auto":
+            reads = "parse"
+            notes.append(f"method auto reads the whole number: {no_logprobs}")
+        else:
+            unanswerable = (
+                f"{no_logprobs}: method=logprobs cannot score it (method=auto parses its "
+                "answers, method=samples estimates the distribution)"
+            )
+    per_call = 1
+    if method == "samples":
+        per_call = min(completions, traits.max_choices or completions)
+        if per_call > 1:
+            fields["num_choices"] = per_call
+        else:
+            fields.pop("num_choices", None)
+        if per_call < completions:
+            calls = -(-completions // per_call)
+            notes.append(
+                f"{completions} completions in {calls} calls of at most {per_call} "
+                f"({traits.service} takes {'no n' if per_call == 1 else f'n <= {per_call}'})"
+            )
+    if traits.thinking != "none" and not any(k in user for k in _QUIET_KEYS):
+        fields.update(traits.quiet)
+        if traits.quiet:
+            shown = ", ".join(f"{k}={v}" for k, v in traits.quiet)
+            notes.append(f"{shown}: the least reasoning {traits.service} allows")
+    bound = user.get("max_tokens")
+    if bound is None:
+        bound = fields["max_tokens"]
+        if traits.thinking == "always":
+            bound += THINKING_ROOM
+            notes.append(
+                f"max_tokens {bound}: {traits.service} reasons before it answers, and its "
+                "reasoning counts against the bound"
+            )
+    if bound < traits.min_output_tokens:
+        notes.append(
+            f"max_tokens {bound} raised to {traits.min_output_tokens}: {traits.service} "
+            "refuses less"
+        )
+        bound = traits.min_output_tokens
+    config = GenerateConfig(**fields).merge(explicit).merge(GenerateConfig(max_tokens=bound))
+    if no_logprobs and not user.get("logprobs"):
+        config = config.model_copy(update={"logprobs": None, "top_logprobs": None})
+    return JudgeRequest(
+        method=method,
+        reads=reads,
+        completions=completions,
+        cot=cot,
+        config=config,
+        per_call=per_call,
+        bound=bound,
+        no_logprobs=no_logprobs,
+        unanswerable=unanswerable,
+        notes=tuple(notes),
+        traits=traits,
+    )
+
+
+_said: set[str] = set()
+
+
+def announce(model: Model, request: JudgeRequest) -> None:
+    """Say once per judge, in the terminal, what was chosen for it and why."""
+    key = f"{model}|{request.method}|{request.notes}"
+    if not request.notes or key in _said:
+        return
+    _said.add(key)
+    logger.warning(f"empathy judge {model} (method={request.method}): " + "; ".join(request.notes))
+
+
+async def ask_judge(
+    model: Model,
+    prompt: list[ChatMessage],
+    method: Method,
+    completions: int,
+    cot: bool,
+) -> tuple[ModelOutput, JudgeRequest]:
+    """Ask ``model`` for its rating as its service accepts it.
+
+    A documented refusal of an option the plugin chose (logprobs, ``n``, a small output
+    bound) is learnt once per model, said once in the terminal, and the request sent
+    again without it; any other error is raised as it came.
+    """
+    while True:
+        request = judge_request(model, method, completions, cot)
+        announce(model, request)
+        if request.unanswerable:
+            return ModelOutput(model=str(model), choices=[], error=request.unanswerable), request
+        try:
+            output = await _generate(model, prompt, request.config, request.bound)
+            if method == "samples" and output.choices and len(output.choices) < completions:
+                output = await complete_choices(model, prompt, output, request)
+            return output, request
+        except Exception as ex:
+            refused = refused_option(ex)
+            if refused is None or not request.asks(refused[0]):
+                raise
+            option, message = refused
+            if learn_refusal(model, option, message):
+                logger.warning(
+                    f"empathy judge {model}: the service refused {option} ({message}); "
+                    "asking without it from now on"
+                )
+            elif judge_request(model, method, completions, cot) == request:
+                raise
+
+
+async def complete_choices(
+    model: Model, prompt: list[ChatMessage], output: ModelOutput, request: JudgeRequest
+) -> ModelOutput:
+    """Top up an output to the request's completions, for services that return fewer.
+
+    The missing completions are asked for concurrently, in calls of as many choices as
+    the first call returned (single calls where the service refuses ``n``), with the
+    request's settings; when a seed is set each call gets its own (seed + 1, seed + 2,
+    ...), so a service that honours seeds does not return one completion n times.
+    """
+    choices = list(output.choices)
+    usage = output.usage
+    batch = max(1, min(len(choices), request.per_call))
+    seed = request.config.seed
+    calls = 0
+    for _ in range(3):
+        missing = request.completions - len(choices)
+        if missing <= 0 or not choices:
+            break
+        requests = []
+        for start in range(0, missing, batch):
+            size = min(batch, missing - start)
+            calls += 1
+            update: dict[str, Any] = {"num_choices": size if size > 1 else None}
+            if seed is not None:
+                update["seed"] = seed + calls
+            config = request.config.model_copy(update=update)
+            requests.append(_generate(model, prompt, config, request.bound, single=True))
+        outputs = await collect(*requests)
+        added = [c for more in outputs for c in more.choices]
+        if not added:
+            break
+        choices.extend(added)
+        for more in outputs:
+            usage = add_usage(usage, more.usage)
+    return output.model_copy(update={"choices": choices[: request.completions], "usage": usage})
+
+
+async def _generate(
+    model: Model,
+    prompt: list[ChatMessage],
+    config: GenerateConfig,
+    bound: int | None,
+    single: bool = False,
+) -> ModelOutput:
+    """One call; answers that used the whole bound are marked cut (stop ``max_tokens``).
+
+    ``single``: a top-up call, sent again one completion at a time if the service
+    refuses its ``n``.
+    """
+    try:
+        output = await model.generate(prompt, config=config)
+    except Exception as ex:
+        refused = refused_option(ex)
+        if not single or refused is None or refused[0] != "num_choices":
+            raise
+        if learn_refusal(model, "num_choices", refused[1]):
+            logger.warning(f"empathy judge {model}: the service refused n ({refused[1]})")
+        n = config.num_choices or 1
+        one = config.model_copy(update={"num_choices": None})
+        seeds = [None if config.seed is None else config.seed + 1000 * i for i in range(n)]
+        outputs = await collect(
+            *[_generate(model, prompt, one.model_copy(update={"seed": s}), bound) for s in seeds]
+        )
+        merged = outputs[0]
+        for more in outputs[1:]:
+            merged = merged.model_copy(
+                update={
+                    "choices": [*merged.choices, *more.choices],
+                    "usage": add_usage(merged.usage, more.usage),
+                }
+            )
+        return merged
+    return mark_cut(output, bound)
+
+
+def mark_cut(output: ModelOutput, bound: int | None) -> ModelOutput:
+    """Mark the answers of a call that used its whole output bound as cut.
+
+    Some services (and Inspect's mapping of some) report ``stop`` for an answer the bound
+    cut; an answer whose call used every output token it was allowed is not taken to
+    have ended on its own.
+    """
+    usage = output.usage
+    if bound is None or usage is None or not output.choices:
+        return output
+    if usage.output_tokens < bound * len(output.choices):
+        return output
+    if all(c.stop_reason == "max_tokens" for c in output.choices):
+        return output
+    choices = [c.model_copy(update={"stop_reason": "max_tokens"}) for c in output.choices]
+    return output.model_copy(update={"choices": choices})
+

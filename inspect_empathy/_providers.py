@@ -1,0 +1,271 @@
+"""What each judge provider accepts and refuses: the one place the scorer asks.
+
+Every fact here has its source beside it. The scorer never branches on a provider's
+name: it asks `judge_traits` what a model's service does (logprobs, completions per
+call, least output bound, thinking and how to keep it short, whether its stop reason
+can be trusted, how it shapes logprob tokens) and `refused_option` what a refusal
+was about, and learns, once per model, what the service refused (`learn_refusal`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from inspect_ai.model import GenerateConfig, Model
+
+Option = Literal["logprobs", "num_choices", "max_tokens"]
+Thinking = Literal["none", "optional", "always"]
+
+THINKING_ROOM = 2048
+"""Output tokens left for reasoning that cannot be turned off (on top of the answer's
+bound): reasoning counts against the output bound on every service that reasons."""
+
+
+@dataclass(frozen=True)
+class JudgeTraits:
+    """What a judge's service does with the options a G-Eval judge needs."""
+
+    service: str
+    """A short name for the service and model family (for messages)."""
+    logprobs: bool | None = None
+    """True: returns logprobs; False: refuses them or returns none; None: unknown (ask)."""
+    max_choices: int | None = None
+    """Most completions one call returns (None: no known limit; 1: no ``n`` at all)."""
+    min_output_tokens: int = 1
+    """The least output bound the service accepts."""
+    thinking: Thinking = "none"
+    """``always``: it reasons before answering, and that counts against the bound;
+    ``optional``: it reasons unless told not to; ``none``: it does not."""
+    quiet: tuple[tuple[str, Any], ...] = ()
+    """Generation settings that keep its reasoning shortest (none where it can)."""
+    stop_reason_trusted: bool = True
+    """False where the service (or Inspect's mapping of it) reports ``stop`` for cut answers."""
+    omits_certain_logprobs: bool = False
+    """The service leaves out a logprob of 0 (p = 1) and Inspect then drops that token."""
+    sources: tuple[str, ...] = ()
+
+
+_OPENAI_REASONING = (
+    "https://platform.openai.com/docs/guides/reasoning (reasoning tokens count against "
+    "max_output_tokens; gpt-5 takes reasoning_effort minimal, gpt-5.1 and later none, "
+    "o-series low at least)"
+)
+_OPENAI_RESPONSES = (
+    "https://platform.openai.com/docs/api-reference/responses/create (max_output_tokens; "
+    "the API answers 400 integer_below_min_value below 16; no n parameter)"
+)
+_OPENAI_NO_LOGPROBS = (
+    "https://platform.openai.com/docs/guides/reasoning (reasoning models return no logprobs;"
+    " chat completions answer 400 to logprobs for them)"
+)
+_GEMINI_LOGPROBS = (
+    "https://ai.google.dev/api/generate-content#generationconfig (responseLogprobs; "
+    "2.5 and 3 models answer 400 'Logprobs is not enabled'; logProbability 0 is omitted "
+    "from the JSON and Inspect drops such tokens)"
+)
+_GEMINI_CANDIDATES = (
+    "https://ai.google.dev/api/generate-content#generationconfig (candidateCount 1-8; "
+    "Gemini 3 models accept 1 only)"
+)
+_GEMINI_THINKING = (
+    "https://ai.google.dev/gemini-api/docs/thinking (thinking counts against "
+    "maxOutputTokens; 2.5 Pro thinks with a budget of 128-32768, 2.5 Flash takes 0; "
+    "Gemini 3 thinks at thinkingLevel low or high)"
+)
+_ANTHROPIC = (
+    "https://docs.anthropic.com/en/api/messages (no logprobs and no n: one completion a "
+    "call; thinking only when asked for)"
+)
+_GROQ = (
+    "https://console.groq.com/docs/openai (n must be 1; logprobs, top_logprobs are not "
+    "supported)"
+)
+_MISTRAL = (
+    "inspect_ai/model/_providers/mistral.py (Inspect's Mistral path reports finish reason "
+    "'stop' where none is given; logprobs are not mapped)"
+)
+_TOGETHER = (
+    "inspect_ai/model/_providers/together.py (Together's native logprobs: the chosen "
+    "token only, bytes = Unicode code points)"
+)
+_SELF_HOSTED = "OpenAI-compatible servers (vLLM, llama.cpp, Ollama): logprobs and n as OpenAI's"
+
+
+def _openai_traits(api: Any, name: str) -> JudgeTraits:
+    family = name.rsplit("/", 1)[-1].lower()
+    o_series = bool(re.match(r"o\d", family))
+    gpt5 = family.startswith("gpt-5") and "-chat" not in family
+    reasoning = o_series or gpt5
+    responses = bool(getattr(api, "responses_api", False))
+    quiet: tuple[tuple[str, Any], ...] = ()
+    if gpt5:
+        # gpt-5, -mini, -nano take "minimal"; gpt-5.1 and later "none"
+        quiet = (("reasoning_effort", "none" if re.match(r"gpt-5\.\d", family) else "minimal"),)
+    elif o_series:
+        quiet = (("reasoning_effort", "low"),)
+    sources = (_OPENAI_RESPONSES,) if responses else ()
+    if reasoning:
+        sources += (_OPENAI_REASONING, _OPENAI_NO_LOGPROBS)
+    return JudgeTraits(
+        service=("OpenAI Responses API" if responses else "OpenAI chat completions")
+        + (" (reasoning model)" if reasoning else ""),
+        logprobs=False if reasoning else (None if responses else True),
+        max_choices=1 if responses else None,
+        min_output_tokens=16 if responses else 1,
+        thinking="always" if reasoning else "none",
+        quiet=quiet,
+        sources=sources,
+    )
+
+
+def _google_traits(name: str) -> JudgeTraits:
+    family = name.rsplit("/", 1)[-1].lower()
+    version = re.search(r"gemini-(\d+)(?:\.(\d+))?", family)
+    major, minor = (int(version.group(1)), int(version.group(2) or 0)) if version else (0, 0)
+    sources = (_GEMINI_LOGPROBS, _GEMINI_CANDIDATES, _GEMINI_THINKING)
+    if major >= 3:
+        return JudgeTraits(
+            "Gemini 3", False, 1, thinking="always", quiet=(("reasoning_effort", "low"),),
+            omits_certain_logprobs=True, sources=sources,
+        )  # fmt: skip
+    if (major, minor) >= (2, 5):
+        pro = "pro" in family
+        return JudgeTraits(
+            "Gemini 2.5 Pro" if pro else "Gemini 2.5 Flash",
+            False,
+            8,
+            thinking="always" if pro else "optional",
+            quiet=(("reasoning_tokens", 128 if pro else 0),),
+            omits_certain_logprobs=True,
+            sources=sources,
+        )
+    known = major > 0
+    return JudgeTraits(
+        "Gemini" if not known else f"Gemini {major}.{minor}",
+        True if known else None,
+        8,
+        omits_certain_logprobs=True,
+        sources=sources,
+    )
+
+
+_BY_API: dict[str, JudgeTraits] = {
+    "AnthropicAPI": JudgeTraits("Anthropic", False, 1, sources=(_ANTHROPIC,)),
+    "GroqAPI": JudgeTraits("Groq", False, 1, sources=(_GROQ,)),
+    "MistralAPI": JudgeTraits("Mistral", False, stop_reason_trusted=False, sources=(_MISTRAL,)),
+    "TogetherAIAPI": JudgeTraits("Together", None, sources=(_TOGETHER,)),
+    "VLLMAPI": JudgeTraits("vLLM", True, sources=(_SELF_HOSTED,)),
+    "OllamaAPI": JudgeTraits("Ollama", None, sources=(_SELF_HOSTED,)),
+    "LlamaCppPythonAPI": JudgeTraits("llama.cpp", None, sources=(_SELF_HOSTED,)),
+}
+"""Services known by the class of Inspect's provider (no provider package is imported)."""
+
+
+def judge_traits(model: Model) -> JudgeTraits:
+    """What the service behind ``model`` accepts, with what it refused so far in this run."""
+    key = str(model)
+    traits = _traits.get(key)
+    if traits is None:
+        api = model.api
+        kind = type(api).__name__
+        if kind == "OpenAIAPI":
+            traits = _openai_traits(api, model.name)
+        elif kind == "GoogleGenAIAPI":
+            traits = _google_traits(model.name)
+        else:
+            traits = _BY_API.get(kind) or JudgeTraits(kind.removesuffix("API") or "unknown")
+        _traits[key] = traits
+    return _with_learned(traits, _learned.get(key, {}))
+
+
+_traits: dict[str, JudgeTraits] = {}
+_learned: dict[str, dict[Option, str]] = {}
+"""Per model: the options its service refused in this process, with its words."""
+
+
+def _with_learned(traits: JudgeTraits, learned: dict[Option, str]) -> JudgeTraits:
+    if not learned:
+        return traits
+    changes: dict[str, Any] = {}
+    if "logprobs" in learned:
+        changes["logprobs"] = False
+    if "num_choices" in learned:
+        changes["max_choices"] = 1
+    if "max_tokens" in learned:
+        changes["min_output_tokens"] = max(traits.min_output_tokens, _least_bound(learned))
+    return replace(traits, **changes)
+
+
+def _least_bound(learned: dict[Option, str]) -> int:
+    found = re.search(r">=?\s*(\d+)|at least (\d+)|minimum(?: value)?(?: of| is)? (\d+)",
+                      learned.get("max_tokens", ""))  # fmt: skip
+    if found:
+        return int(next(g for g in found.groups() if g))
+    return 16
+
+
+def learn_refusal(model: Model, option: Option, message: str) -> bool:
+    """Remember that ``model``'s service refused ``option``; False if it was known."""
+    learned = _learned.setdefault(str(model), {})
+    if option in learned:
+        return False
+    learned[option] = message
+    return True
+
+
+def learned_refusal(model: Model, option: Option) -> str | None:
+    """The service's words when it refused ``option`` in this run, if it did."""
+    return _learned.get(str(model), {}).get(option)
+
+
+_REFUSALS: tuple[tuple[Option, re.Pattern[str]], ...] = (
+    (
+        "logprobs",
+        re.compile(
+            r"logprobs?\b.{0,60}\b(?:not (?:enabled|supported|allowed|available)|unsupported"
+            r"|is not valid|invalid)|(?:not support|unsupported|not allowed to request)"
+            r".{0,40}\blogprobs?",
+            re.IGNORECASE | re.DOTALL,
+        ),
+    ),
+    (
+        "num_choices",
+        re.compile(
+            r"candidate_?count|multiple candidates|\bnum_choices\b|'n'|\"n\"|\bn\b\s*(?:must|"
+            r"should|can only|is not supported|>|=)|number of (?:choices|completions)",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "max_tokens",
+        re.compile(
+            r"max_(?:output_|completion_)?tokens.{0,80}(?:below_min|minimum|at least|>=)"
+            r"|integer_below_min_value|maxOutputTokens.{0,60}(?:minimum|at least)",
+            re.IGNORECASE | re.DOTALL,
+        ),
+    ),
+)
+"""The refusals' words, as the services document them (sources in `JudgeTraits`)."""
+
+
+def refused_option(ex: BaseException) -> tuple[Option, str] | None:
+    """The option a provider's "bad request" refused, and its message, if it was one of
+    the options a G-Eval judge asks for (logprobs, n, the output bound)."""
+    status = getattr(ex, "status_code", None) or getattr(ex, "code", None)
+    if not isinstance(status, int):
+        status = getattr(getattr(ex, "response", None), "status_code", None)
+    if status not in (400, 403, 422):
+        return None
+    message = str(getattr(ex, "message", None) or ex)
+    for option, pattern in _REFUSALS:
+        # 403 only for logprobs: OpenAI answers o-series "not allowed to request logprobs"
+        if (status != 403 or option == "logprobs") and pattern.search(message):
+            return option, " ".join(message.split())[:300]
+    return None
+
+
+def config_fields(config: GenerateConfig) -> dict[str, Any]:
+    """A GenerateConfig's fields that are set."""
+    return config.model_dump(exclude_none=True)
