@@ -117,12 +117,17 @@ def _parser() -> argparse.ArgumentParser:
 
 def calibrate_command(args: argparse.Namespace) -> int:
     """``inspect-empathy calibrate``: fit a map on labelled logs and write it."""
+    from .compare.comparison import CompareError
     from .compare.fit import CalibrateError, calibrate_logs
+    from .compare.folder import check_writable
 
     try:
+        if args.out.is_dir():
+            raise CalibrateError(f"--out {args.out} is a folder: name the calibration file")
+        check_writable(args.out.parent, what=f"the calibration file {args.out}")
         fitted, judge = calibrate_logs(args.logs, method=args.method, judge=args.judge)
         fitted.to_json(args.out)
-    except (CalibrateError, OSError) as ex:
+    except (CalibrateError, CompareError, OSError) as ex:
         print(f"inspect-empathy calibrate: {ex}", file=sys.stderr)
         return 1
     print(
@@ -135,6 +140,7 @@ def calibrate_command(args: argparse.Namespace) -> int:
 def compare_command(args: argparse.Namespace) -> int:
     """``inspect-empathy compare``: compare the judges in the logs, print and write the report."""
     from .compare import CompareError, compare_logs, write_report
+    from .compare.folder import check_out
     from .compare.report import terminal_text
 
     resamples = DEFAULT_RESAMPLES if args.resamples is None else args.resamples
@@ -142,6 +148,8 @@ def compare_command(args: argparse.Namespace) -> int:
         print("inspect-empathy compare: --resamples must be >= 0", file=sys.stderr)
         return 2
     try:
+        if args.out is not None:
+            check_out(args.out)  # before the computation, not after it
         comparison = compare_logs(
             args.logs,
             resamples=resamples,
@@ -155,11 +163,17 @@ def compare_command(args: argparse.Namespace) -> int:
         return 1
     if not args.quiet:
         print(terminal_text(comparison))
-    written = None
+    written, failed = None, None
     if args.out is not None:
-        written = write_report(comparison, args.out, plots=not args.no_plots)
+        try:
+            written = write_report(comparison, args.out, plots=not args.no_plots)
+        except CompareError as ex:
+            failed = str(ex)
     for warning in comparison.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    if failed is not None:
+        print(f"inspect-empathy compare: {failed}", file=sys.stderr)
+        return 1
     if written is not None and not args.quiet:
         print(f"\nWrote {len(written)} files to {args.out}: report: {written['report.html']}")
     return 0

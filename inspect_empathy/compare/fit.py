@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..calibration import Calibration, fit_calibration
+from .checks import unfinished_reason
 from .comparison import CALIBRATION_METHODS, DEFAULT_CALIBRATION, CompareError, LogSource
 from .logs import JUDGE_MODE, display_path, find_logs, read_logs
 
@@ -48,6 +49,11 @@ def calibrate_logs(
         raise CalibrateError(notes[0].replace(": skipped (", ": cannot calibrate on it (", 1))
     pairs: dict[str, dict[tuple[str, str], list[tuple[float, float]]]] = {}
     for header, rows in zip(headers, all_rows, strict=True):
+        if header["status"] != "success" and header["held"] < header["expected"]:
+            why = unfinished_reason(
+                header["status"], header["held"], header["expected"], header["log"]
+            )
+            raise CalibrateError(f"{header['log']}: cannot calibrate on it ({why})")
         if header["mode"] != JUDGE_MODE:
             raise CalibrateError(
                 f"{header['log']}: a response-mode log (the human ratings belong to the "

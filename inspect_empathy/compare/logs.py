@@ -33,6 +33,7 @@ from inspect_ai.log import (
 
 from ..dialogs import HUMAN_KEY, reply_words
 from ..dialogs import rater_ratings as dialog_rater_ratings
+from .checks import LogProblem, off_scale, repeated_samples, same_ratings, unfinished_reason
 from .comparison import SCORER, CompareError, LogSource
 
 if TYPE_CHECKING:
@@ -282,11 +283,17 @@ def _score_rows(
 
 
 def read_rows(path: str, log: EvalLog) -> list[dict[str, Any]]:
-    """One row per sample (epoch) and judge of a log; errored samples get a row per judge."""
+    """One row per sample (epoch) and judge of a log; errored samples get a row per judge.
+
+    LogProblem when a sample id repeats within an epoch or a score or human rating
+    lies outside 1-5 (``checks``).
+    """
     mode = log_mode(log)
     default_judge = judge_model(log)
     rows: list[dict[str, Any]] = []
+    keys: list[tuple[str, int]] = []
     for summary in read_eval_log_sample_summaries(path):
+        keys.append((str(summary.id), summary.epoch))
         error = summary.error or None
         dialog = dialog_content(summary)
         base = {
@@ -329,6 +336,12 @@ def read_rows(path: str, log: EvalLog) -> list[dict[str, Any]]:
                     "content": _hash(content)[:16],
                 }
             )
+    if len(set(keys)) < len(keys):
+        scores: dict[tuple[str, int], list[float]] = {}
+        for row in rows:
+            scores.setdefault((row["id"], row["epoch"]), []).append(row["score"])
+        repeated_samples(keys, scores)
+    off_scale(rows)
     return rows
 
 
@@ -355,7 +368,16 @@ def _header(path: str, log: EvalLog, rows: list[dict[str, Any]]) -> dict[str, An
         "fingerprint": fingerprint(rows),
         "log": display_path(log.location or path),
         "set_apart": "",
+        "held": len({(r["id"], r["epoch"]) for r in rows}),
+        "expected": _expected(log),
     }
+
+
+def _expected(log: EvalLog) -> int:
+    """Samples (epochs included) the run was to produce, from the log header."""
+    dataset = log.eval.dataset
+    count = len(dataset.sample_ids) if dataset.sample_ids is not None else dataset.samples or 0
+    return count * (log.eval.config.epochs or 1)
 
 
 ReadResult = tuple[dict[str, Any] | None, list[dict[str, Any]], str | None]
@@ -372,10 +394,15 @@ def read_one(path: str) -> ReadResult:
         if not has_empathy_scores(log):
             return None, [], f"{shown}: skipped (not scored by {SCORER})"
         rows = read_rows(path, log)
+    except LogProblem as ex:
+        return None, [], f"{shown}: skipped ({ex})"
     except Exception as ex:  # noqa: BLE001 - any unreadable file is skipped and named
         detail = str(ex).strip().splitlines()[0] if str(ex).strip() else ""
         return None, [], f"{shown}: skipped (unreadable log: {type(ex).__name__}: {detail})"
     if not rows:
+        if log.status != "success":
+            why = unfinished_reason(log.status, 0, _expected(log), shown)
+            return None, [], f"{shown}: skipped ({why})"
         return None, [], f"{shown}: skipped (the log has no samples; status {log.status})"
     return _header(path, log, rows), rows, None
 
@@ -460,9 +487,11 @@ def _set_apart(info: pd.DataFrame, chosen: tuple[str, str], notes: list[str]) ->
     info = info.copy()
     label = info.loc[info["fingerprint"] == fp, "dataset"].iloc[0]
     for index, row in info.iterrows():
-        if (row["mode"], row["fingerprint"]) == chosen:
+        if row["_unfinished"]:
+            why = unfinished_reason(row["status"], row["held"], row["expected"], row["log"])
+        elif (row["mode"], row["fingerprint"]) == chosen:
             continue
-        if row["mode"] != mode:
+        elif row["mode"] != mode:
             rated = "model replies" if row["mode"] == RESPONSE_MODE else "the dataset's replies"
             why = f"{row['mode']}-mode log (it rates {rated}); the compared logs are {mode}-mode"
         elif row["fingerprint"] != fp and row["mode"] == RESPONSE_MODE:
@@ -553,18 +582,32 @@ def load_scores(
     info = pd.DataFrame(headers)
     info["key"] = range(len(info))
     info["_raters"] = [",".join(sorted({r["judge_model"] for r in rows})) for rows in all_rows]
+    raters = info.set_index("key")["_raters"]
     info = _drop_superseded(info, notes)
+    # a run that did not finish holds part of its dialogs: never joined with the others
+    info["_unfinished"] = info["status"].astype(str).ne("success") & (
+        info["held"] < info["expected"]
+    )
+    if info["_unfinished"].all():
+        shown = "; ".join(
+            f"{r['log']}: {unfinished_reason(r['status'], r['held'], r['expected'], r['log'])}"
+            for _, r in info.iterrows()
+        )
+        raise CompareError(f"no finished log to compare: {'; '.join([shown, *notes])}")
     frames = []
     for _, header in info.iterrows():
         frame = pd.DataFrame(all_rows[int(header["key"])])
         for key in HEADER_KEYS:
             frame[key] = header[key]
         frames.append(frame)
-    rows = pd.concat(frames, ignore_index=True)
+    every = pd.concat(frames, ignore_index=True)
+    finished = set(info.loc[~info["_unfinished"], "key"])
+    rows = every[every["key"].isin(finished)]
     replies = reply_models(rows)
-    chosen = _choose_group(info, rows, dataset, notes)
+    chosen = _choose_group(info[~info["_unfinished"]], rows, dataset, notes)
     info = _set_apart(info, chosen, notes)
     rows = rows[(rows["mode"] == chosen[0]) & (rows["fingerprint"] == chosen[1])]
+    same_ratings(rows)
     judges = rows[["key", "judge_model", "cot", "created"]].drop_duplicates(
         ["key", "judge_model"]
     )
@@ -575,10 +618,16 @@ def load_scores(
     compared = info["set_apart"] == ""
     by_log = rows.groupby("key")
     info["judges"] = info["key"].map(by_log["judge"].agg(lambda j: ", ".join(dict.fromkeys(j))))
-    info["judges"] = info["judges"].fillna("")
-    counts = rows.drop_duplicates(["key", "id", "epoch"]).groupby("key")
+    info["judges"] = info["judges"].fillna(info["key"].map(raters)).fillna("")
+    counts = every.drop_duplicates(["key", "id", "epoch"]).groupby("key")
     info["samples"] = info["key"].map(counts.size()).fillna(0).astype(int)
     info["errored"] = info["key"].map(counts["errored"].sum()).fillna(0).astype(int)
+    for _, row in info[compared & info["status"].astype(str).ne("success")].iterrows():
+        if row["errored"] == 0:
+            notes.append(
+                f"{row['log']}: status {row['status']} although it holds every sample: "
+                "compared; the run did not close the log"
+            )
     for _, row in info[compared & (info["errored"] > 0)].iterrows():
         notes.append(
             f"{row['log']}: {row['errored']} sample(s) errored (status {row['status']}; "

@@ -12,6 +12,7 @@ import html
 import json
 import math
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -391,7 +392,7 @@ def headline(comparison: JudgeComparison) -> list[str]:
         )
     set_apart = int((comparison.logs["set_apart"] != "").sum())
     if set_apart:
-        lines.append(f"{set_apart} log(s) over other dialogs set apart (see Logs).")
+        lines.append(f"{set_apart} log(s) set apart, not compared (see Logs for why).")
     return lines
 
 
@@ -587,13 +588,27 @@ def html_report(comparison: JudgeComparison, images: dict[str, Path]) -> str:
 
 # --- CSV and JSON -------------------------------------------------------------------------
 
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
-"""Cell starts that spreadsheets run as a formula (CSV injection)."""
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+"""Cell starts that spreadsheets run as a formula (CSV injection), full-width forms too."""
+
+
+def _control(char: str) -> bool:
+    return unicodedata.category(char) == "Cc"
 
 
 def neutralise(value: Any) -> Any:
-    """A text cell that a spreadsheet would run as a formula, prefixed with ``'``."""
-    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+    """A text cell that a spreadsheet could run as a formula, prefixed with ``'``.
+
+    That is a cell starting with a control character (tab, CR, NUL, ...) or with
+    ``=``, ``+``, ``-`` or ``@`` once leading whitespace and control characters are
+    skipped.
+    """
+    if not isinstance(value, str) or not value:
+        return value
+    rest = value.lstrip()
+    while rest and (_control(rest[0]) or rest[0].isspace()):
+        rest = rest[1:]
+    if _control(value[0]) or rest.startswith(FORMULA_PREFIXES):
         return "'" + value
     return value
 
@@ -609,8 +624,12 @@ def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def write_csv(frame: pd.DataFrame, path: Path) -> Path:
-    """Write ``frame`` as CSV, safe to open in a spreadsheet."""
-    safe_frame(frame).to_csv(path, index=False, float_format="%.6g")
+    """Write ``frame`` as CSV, safe to open in a spreadsheet.
+
+    Rows end in CRLF (RFC 4180), so that a cell holding a CR or LF is quoted and
+    every CSV reader gets the same rows and cells back.
+    """
+    safe_frame(frame).to_csv(path, index=False, float_format="%.6g", lineterminator="\r\n")
     return path
 
 
@@ -660,9 +679,19 @@ def summary(comparison: JudgeComparison) -> dict[str, Any]:
 def write_all(comparison: JudgeComparison, out: Path, plots: bool = True) -> dict[str, Path]:
     """Write tables (CSV + Markdown), plots (PNG), report.md, report.html and summary.json.
 
-    The report is always written: a plot that fails is left out with a warning.
+    The files are written aside and swapped in as ``out`` once all are written
+    (``folder.write_folder``): ``out`` holds this comparison's files only, or, when
+    writing fails (CompareError), the earlier report as it was. A plot that fails is
+    left out with a warning.
     """
-    out.mkdir(parents=True, exist_ok=True)
+    from .folder import write_folder
+
+    written = write_folder(out, lambda folder: write_files(comparison, folder, plots))
+    return {name: Path(out) / path.name for name, path in written.items()}
+
+
+def write_files(comparison: JudgeComparison, out: Path, plots: bool = True) -> dict[str, Path]:
+    """Write every report file into the existing folder ``out``; returns them by name."""
     written: dict[str, Path] = {}
     tables: dict[str, tuple[pd.DataFrame, Callable[[JudgeComparison], Table] | None]] = {
         "judges": (comparison.judges, judges_display),
