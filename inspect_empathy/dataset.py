@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import mmap
 import random
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -29,7 +30,13 @@ from .errors import DatasetError
 from .loaders import FORMATS, JSON_FORMATS, infer_format, normalise_format
 from .loaders._problems import DUPLICATE_ID, LoadReport, Located, RecordBlock, RecordProblem
 from .loaders._roles import BOT_LABELS, USER_LABELS
-from .loaders._text import check_data_metadata, check_record_text
+from .loaders._text import (
+    CONTROL_BYTES,
+    JSON_CONTROL_BYTES,
+    check_data_metadata,
+    check_record_text,
+    check_turn_controls,
+)
 from .loaders.hub import hub_format, load_hub
 from .loaders.spec import SPEC_SUFFIXES, read_spec
 
@@ -345,6 +352,8 @@ class _Source:
     name: str | None = None
     spec_file: Path | None = None
     """The spec file the source was read from, if any."""
+    notes: list[str] = field(default_factory=list)
+    """Notes for the load's report (a spec's files read from outside its folder)."""
 
 
 @contextmanager
@@ -389,7 +398,8 @@ def _from_spec(path: Path, data: Any, fmt: str | None, mapping: dict[str, Any]) 
     spec = read_spec(path, data)
     fmt = fmt or normalise_format(spec.format)
     src = _Source(Path(spec.source), fmt, {**spec.mapping, **mapping},
-                  options=spec.options, name=spec.name, spec_file=path)  # fmt: skip
+                  options=spec.options, name=spec.name, spec_file=path,
+                  notes=spec.notes)  # fmt: skip
     if spec.source.startswith("hf:"):
         src.hub = spec.source[3:].strip()
         return src
@@ -417,10 +427,13 @@ def _read(src: _Source) -> tuple[LoadReport, list[DialogRecord]]:
             located = loader(src.path, report, data=src.data, **src.mapping)
         else:
             located = loader(src.path, report, **src.mapping)
+    for note in src.notes:
+        report.note(note)
     with _no_gc():
         # an exotic encoding (unicode_escape) could decode to a lone surrogate: check then
         check_text = src.hub is not None or fmt not in DECODED or "encoding" in src.mapping
-        records = _unique(located, report, check_text)
+        controls = src.hub is not None or _may_hold_controls(src.path, fmt)
+        records = _unique(located, report, check_text, controls)
     return report, records
 
 
@@ -475,13 +488,31 @@ DECODED = frozenset({"csv", "tsv", "transcript", "empathetic_exchanges", "epitom
 strings cannot hold a lone surrogate (the decoder refuses one), so none is looked for."""
 
 
+def _may_hold_controls(path: Path, fmt: str) -> bool:
+    """Whether a source's turns or ids may hold a C0 control character: its bytes are
+    searched at C speed (`CONTROL_BYTES`, for JSON `JSON_CONTROL_BYTES`), so the
+    records are checked one by one only then."""
+    if fmt == "epitome" or not path.is_file():
+        return True  # several files
+    pattern = JSON_CONTROL_BYTES if fmt in JSON_FORMATS or fmt == "jsonl" else CONTROL_BYTES
+    try:
+        with path.open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as m:
+            return pattern.search(m) is not None  # type: ignore[call-overload]
+    except (OSError, ValueError):  # ValueError: an empty file
+        return False
+
+
 def _unique(
-    located: Iterable[Located | RecordBlock], report: LoadReport, check_text: bool = True
+    located: Iterable[Located | RecordBlock],
+    report: LoadReport,
+    check_text: bool = True,
+    controls: bool = True,
 ) -> list[DialogRecord]:
     """The records, with any repeated id, bad text or reserved metadata key reported.
 
     The first record with an id stays. Every string that reaches the log (id, turns,
-    metadata) must be valid Unicode (``check_text``: off for `DECODED` formats), and no
+    metadata) must be valid Unicode (``check_text``: off for `DECODED` formats), the id
+    and turns free of control characters (``controls``: where the file may hold one), and no
     record may carry a key the plugin sets (`SAMPLE_KEYS`): a problem is reported for
     the record's file and line. A `RecordBlock` (valid records, ids unlike each other)
     is taken whole when none of its ids was seen before and no text is checked.
@@ -494,7 +525,7 @@ def _unique(
             seen.update(zip(block.ids, repeat(block)))
         taken.clear()
         if isinstance(item, RecordBlock):
-            if not check_text and (not seen or seen.keys().isdisjoint(item.ids)):
+            if not (check_text or controls) and (not seen or seen.keys().isdisjoint(item.ids)):
                 records.extend(item.records)
                 taken.append(item)
                 continue
@@ -513,6 +544,8 @@ def _unique(
             try:
                 if check_text:
                     check_record_text(record)
+                if controls:
+                    check_turn_controls(record)
                 if record.metadata and not SAMPLE_KEYS.isdisjoint(record.metadata):
                     check_data_metadata({k: None for k in record.metadata if k in SAMPLE_KEYS})
             except RecordProblem as ex:

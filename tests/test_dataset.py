@@ -144,7 +144,7 @@ def test_cli_prints_dataset_errors_plainly_and_exits_non_zero(tmp_path: Path) ->
 def test_cli_spec_file_and_skip(tmp_path: Path) -> None:
     spec = tmp_path / "chats.yaml"
     spec.write_text(
-        f"path: {FIXTURES / 'support_chats.csv'}\nformat: csv\nid: chat_id\n"
+        f"path: {FIXTURES / 'support_chats.csv'}\nallow_outside: true\nformat: csv\nid: chat_id\n"
         "transcript: conversation\nrating: score\nscale: [1, 3]\n",
         encoding="utf-8",
     )
@@ -156,7 +156,8 @@ def test_cli_spec_file_and_skip(tmp_path: Path) -> None:
 def test_spec_options_apply_when_the_task_leaves_them_unset(tmp_path: Path) -> None:
     spec = tmp_path / "lenient.yaml"
     spec.write_text(
-        f"path: {INVALID / 'missing_field.jsonl'}\non_invalid: skip\nmax_turns: 1\n",
+        f"path: {INVALID / 'missing_field.jsonl'}\nallow_outside: true\n"
+        "on_invalid: skip\nmax_turns: 1\n",
         encoding="utf-8",
     )
     task = empathy(dataset=str(spec))

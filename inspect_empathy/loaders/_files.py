@@ -12,6 +12,11 @@ from typing import Any
 from ..errors import DatasetError
 from ._problems import BAD_JSON, UNREADABLE, LoadReport
 
+MAX_LINE_BYTES = 64 * 1024 * 1024
+"""Longest line a dataset file may hold: a line is read whole (a JSONL record, a CSV
+row), so a longer one is refused, naming its line, before the file is read."""
+_SCAN_CHUNK = 16 * 1024 * 1024
+
 
 def check_regular_file(path: Path, max_bytes: int | None = None) -> int:
     """The size of a regular file; a DatasetError for anything else (checked before opening).
@@ -33,7 +38,42 @@ def check_regular_file(path: Path, max_bytes: int | None = None) -> int:
         raise DatasetError(
             f"{path}: {UNREADABLE}: {info.st_size} bytes, more than the {max_bytes} allowed here"
         )
+    if info.st_size > MAX_LINE_BYTES:
+        check_line_lengths(path)
     return info.st_size
+
+
+def check_line_lengths(path: Path, limit: int | None = None) -> None:
+    """A DatasetError naming the first line longer than ``limit`` bytes (default
+    `MAX_LINE_BYTES`), found by reading the file in chunks (never a whole line)."""
+    import numpy as np
+
+    limit = MAX_LINE_BYTES if limit is None else limit
+    line, start, offset = 1, 0, 0  # the current line's number and first byte
+    try:
+        with open(path, "rb") as file:
+            while chunk := file.read(_SCAN_CHUNK):
+                ends = np.flatnonzero(np.frombuffer(chunk, np.uint8) == 10) + offset
+                if len(ends):
+                    lengths = np.diff(ends, prepend=start - 1) - 1
+                    long = np.flatnonzero(lengths > limit)
+                    if len(long):
+                        line += int(long[0])
+                        break
+                    line += len(ends)
+                    start = int(ends[-1]) + 1
+                offset += len(chunk)
+                if offset - start > limit:
+                    break
+            else:
+                return
+    except OSError as ex:
+        raise DatasetError(f"{path}: {UNREADABLE}: {ex.strerror or ex}") from ex
+    raise DatasetError(
+        f"{path}:{line}: {UNREADABLE}: line {line} is longer than {limit} bytes, the most "
+        "read as one line or record (a whole dataset on one line?); write one record "
+        "per line (JSONL) or split the file"
+    )
 
 
 def undecodable_line(path: Path, encoding: str = "utf-8-sig") -> str:

@@ -26,6 +26,8 @@ DUPLICATE_ID = "duplicate id"
 BAD_VALUE = "bad value"
 RESERVED_KEY = "reserved metadata key"
 BAD_TEXT = "invalid Unicode"
+CONTROL_CHARACTER = "control character"
+CONFLICT = "conflicting rows"
 
 PROBLEM_LIMIT = 20
 """How many problems an error message lists before it gives only a count."""

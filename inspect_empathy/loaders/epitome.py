@@ -24,7 +24,15 @@ from typing import Any
 from ..dialogs import RATING_SCOPE_KEY, DialogRecord, Turn
 from ..errors import DatasetError
 from ._options import check_keys
-from ._problems import EMPTY_DIALOG, MISSING_FIELD, NO_BOT_REPLY, LoadReport, Located, RecordProblem
+from ._problems import (
+    CONFLICT,
+    EMPTY_DIALOG,
+    MISSING_FIELD,
+    NO_BOT_REPLY,
+    LoadReport,
+    Located,
+    RecordProblem,
+)
 from ._ratings import parse_rating
 from .tabular import csv_rows
 
@@ -94,6 +102,31 @@ def _read(file: Path, report: LoadReport) -> dict[tuple[str, str], list[tuple[st
     return pairs
 
 
+def _check_same_text(key: tuple[str, str], entries: list[tuple[str, list[str]]]) -> None:
+    """A RecordProblem when the rows of a pair (in one file or several) disagree on the
+    seeker post or the response (compared without surrounding whitespace)."""
+    first_where, first = entries[0]
+    for where, values in entries[1:]:
+        for index, column in enumerate(("seeker_post", "response_post")):
+            a, b = first[index].strip(), values[index].strip()
+            if a != b:
+                pairs = enumerate(zip(a, b, strict=False))
+                at = next((i for i, (x, y) in pairs if x != y), min(len(a), len(b)))
+                raise RecordProblem(
+                    CONFLICT,
+                    f"pair (sp_id {key[0]!r}, rp_id {key[1]!r}): the rows disagree on "
+                    f"{column} from character {at + 1}: {_snippet(a, at)} at {first_where}, "
+                    f"{_snippet(b, at)} at {where} (every row of a pair must hold the same "
+                    "text: fix the files)",
+                )
+
+
+def _snippet(text: str, at: int, width: int = 30) -> str:
+    start = max(0, at - 10)
+    part = text[start : start + width]
+    return repr(("..." if start else "") + part + ("..." if start + width < len(text) else ""))
+
+
 def load_epitome(path: Path, report: LoadReport, **mapping: Any) -> Iterator[Located]:
     """Samples from the EPITOME CSV files, one per (sp_id, rp_id) pair."""
     check_keys(FORMAT, mapping, KEYS)
@@ -126,6 +159,7 @@ def load_epitome(path: Path, report: LoadReport, **mapping: Any) -> Iterator[Loc
                 values = [parse_rating(e[1][2], LEVELS, f"{d} level") for e in entries]
                 levels[d] = sum(values) / len(values)
             seeker, response = rows[0][1][0].strip(), rows[0][1][1].strip()
+            _check_same_text(key, [e for d in dimensions for e in tables[d][key]])
             if not seeker and not response:
                 raise RecordProblem(EMPTY_DIALOG, "empty dialog")
             if not seeker:

@@ -9,6 +9,10 @@
 
 ``on_invalid`` and ``max_turns`` may be set here too; arguments given to
 ``load_dialogs`` (or ``-T``) win over the spec.
+
+A path that leads outside the spec's folder (``../..``, an absolute path, a symlink
+out of it) is refused unless the spec says ``allow_outside: true``; the load's notes
+then name each file read from outside.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ class Spec:
     mapping: dict[str, Any] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
     name: str | None = None
+    notes: list[str] = field(default_factory=list)
+    """What the load's report should say (files read from outside the spec's folder)."""
 
 
 def is_spec_object(data: Any) -> bool:
@@ -73,7 +79,7 @@ def read_spec(file: Path, data: Any = None) -> Spec:
         if data.get(key) is not None and not isinstance(data[key], str):
             raise DatasetError(
                 f"{file}: spec key {key!r} must be text, not {type(data[key]).__name__} "
-                f"{data[key]!r} (quote it: {key}: \"{data[key]}\")"
+                f'{data[key]!r} (quote it: {key}: "{data[key]}")'
             )
         if isinstance(data.get(key), str) and not data[key].isascii():
             try:
@@ -83,21 +89,37 @@ def read_spec(file: Path, data: Any = None) -> Spec:
                     f"{file}: spec key {key!r} holds invalid Unicode (a lone surrogate)"
                 ) from None
     folder = file.parent
+    allow = data.pop("allow_outside", False)
+    if not isinstance(allow, bool):
+        raise DatasetError(f"{file}: spec key 'allow_outside' must be true or false, not {allow!r}")
+    notes: list[str] = []
     source = str(data.pop("path"))
     if not source.startswith("hf:"):
-        source = str(_resolve(source, folder))
+        source = str(_resolve(source, folder, file, "path", allow, notes))
     fmt = data.pop("format", None)
     name = data.pop("name", None)
     options = {key: data.pop(key) for key in LOAD_KEYS if key in data}
     for key in PATH_KEYS:
         if isinstance(data.get(key), str):
-            data[key] = str(_resolve(data[key], folder))
-    return Spec(file, source, str(fmt) if fmt else None, data, options, name)
+            data[key] = str(_resolve(data[key], folder, file, key, allow, notes))
+    return Spec(file, source, str(fmt) if fmt else None, data, options, name, notes)
 
 
-def _resolve(path: str, folder: Path) -> Path:
+def _resolve(path: str, folder: Path, file: Path, key: str, allow: bool, notes: list[str]) -> Path:
+    """``path`` relative to the spec's folder; outside it only with ``allow_outside``."""
     candidate = Path(path).expanduser()
-    return candidate if candidate.is_absolute() else folder / candidate
+    resolved = candidate if candidate.is_absolute() else folder / candidate
+    real, home = resolved.resolve(), folder.resolve()
+    if real == home or real.is_relative_to(home):
+        return resolved
+    if not allow:
+        raise DatasetError(
+            f"{file}: {key} {path!r} reads {real}, outside the spec's folder {home}; a spec "
+            "reads only files in its folder or below unless it says so: add "
+            "'allow_outside: true' to the spec"
+        )
+    notes.append(f"{key} read from outside the spec's folder (allow_outside: true): {real}")
+    return resolved
 
 
 def load_yaml(text: str) -> Any:

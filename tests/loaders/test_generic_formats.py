@@ -7,6 +7,7 @@ import pytest
 from loader_helpers import FIXTURES, by_id
 
 from inspect_empathy import DatasetError, load_dialogs
+from inspect_empathy.dataset import skipped_summary
 from inspect_empathy.loaders._problems import RecordProblem
 from inspect_empathy.loaders._roles import role_map
 from inspect_empathy.loaders._transcript import parse_transcript
@@ -94,9 +95,17 @@ def test_yaml_spec_resolves_relative_paths_against_its_folder(tmp_path: Path) ->
     (tmp_path / "specs").mkdir()
     spec = tmp_path / "specs" / "mine.yaml"
     spec.write_text("path: ../data/d.jsonl\nmax_turns: 1\nname: mine\n", encoding="utf-8")
+    with pytest.raises(DatasetError, match="outside the spec's folder .* 'allow_outside: true'"):
+        load_dialogs(spec)
+    spec.write_text(spec.read_text("utf-8") + "allow_outside: true\n", encoding="utf-8")
     dataset = load_dialogs(spec)
     assert dataset.name == "mine"
     assert dataset[0].metadata["turns_left_out"] == 1
+    [note] = skipped_summary(dataset)["notes"]  # type: ignore[index]
+    assert note == (
+        "path read from outside the spec's folder (allow_outside: true): "
+        f"{(tmp_path / 'data' / 'd.jsonl').resolve()}"
+    )
 
 
 def test_spec_without_path_is_refused(tmp_path: Path) -> None:
