@@ -159,7 +159,10 @@ def write_report(
 ) -> dict[str, Path]:
     """Write CSV, Markdown, PNG plots and an HTML report into ``out``; returns the files.
 
-    The report is always written: a plot that fails is left out with a warning.
+    The files are written into a hidden sibling and swapped in as ``out`` whole, so
+    ``out`` never mixes two comparisons (``folder.write_folder``). CompareError (one
+    line, ``out`` left as it was) when ``out`` is a file, holds other files, or
+    cannot be written. A plot that fails is left out with a warning.
     """
     from .report import write_all
 

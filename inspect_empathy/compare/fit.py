@@ -87,7 +87,10 @@ def calibrate_logs(
             f"no labelled samples: no sample of {judge} has both a score and a human rating "
             f"in {shown} (calibrate on judge-mode logs of a rated dataset)"
         )
-    fitted = fit_calibration(
-        scores, ratings, method=method, fitted_on=list(dict.fromkeys(used))  # type: ignore[arg-type]
-    )
+    try:
+        fitted = fit_calibration(
+            scores, ratings, method=method, fitted_on=list(dict.fromkeys(used))  # type: ignore[arg-type]
+        )
+    except ValueError as ex:  # the map cannot keep the judge's order, or no pairs
+        raise CalibrateError(f"{judge} in {', '.join(dict.fromkeys(used))}: {ex}") from None
     return fitted, judge

@@ -280,8 +280,11 @@ def test_calibrate_then_apply_with_the_baseline_judge(
 
 def test_calibrate_methods_and_judge_choice(rated_logs: Path) -> None:
     for method in ("linear", "isotonic"):
-        fitted, judge = calibrate_logs([rated_logs], method=method, judge=LENGTH)
-        assert fitted.method == method and judge == LENGTH and fitted.n == 24
+        fitted, judge = calibrate_logs([rated_logs], method=method, judge=LEXICON)
+        assert fitted.method == method and judge == LEXICON and fitted.n == 24
+    # the length judge ranks these dialogs against the humans: no order-keeping map
+    with pytest.raises(CalibrateError, match=f"^{LENGTH} in .*no linear map that keeps"):
+        calibrate_logs([rated_logs], method="linear", judge=LENGTH)
 
 
 def test_calibrate_errors_are_one_line(
