@@ -141,14 +141,15 @@ def _google_traits(name: str) -> JudgeTraits:
             omits_certain_logprobs=True,
             sources=sources,
         )
-    known = major > 0
-    return JudgeTraits(
-        "Gemini" if not known else f"Gemini {major}.{minor}",
-        True if known else None,
-        8,
-        omits_certain_logprobs=True,
-        sources=sources,
-    )
+    if major > 0:
+        return JudgeTraits(
+            f"Gemini {major}.{minor}", True, 8, omits_certain_logprobs=True, sources=sources
+        )
+    # a Gemini this table cannot place (an experimental or "latest" name): logprobs are
+    # asked for (a refusal is learnt), and the bound leaves room for thinking, which every
+    # Gemini since 2.5 does unless told not to
+    return JudgeTraits("Gemini", None, 8, thinking="always", omits_certain_logprobs=True,
+                       sources=sources)  # fmt: skip
 
 
 _BY_API: dict[str, JudgeTraits] = {
@@ -252,18 +253,34 @@ _REFUSALS: tuple[tuple[Option, re.Pattern[str]], ...] = (
 
 def refused_option(ex: BaseException) -> tuple[Option, str] | None:
     """The option a provider's "bad request" refused, and its message, if it was one of
-    the options a G-Eval judge asks for (logprobs, n, the output bound)."""
-    status = getattr(ex, "status_code", None) or getattr(ex, "code", None)
-    if not isinstance(status, int):
-        status = getattr(getattr(ex, "response", None), "status_code", None)
-    if status not in (400, 403, 422):
-        return None
-    message = str(getattr(ex, "message", None) or ex)
-    for option, pattern in _REFUSALS:
-        # 403 only for logprobs: OpenAI answers o-series "not allowed to request logprobs"
-        if (status != 403 or option == "logprobs") and pattern.search(message):
-            return option, " ".join(message.split())[:300]
+    the options a G-Eval judge asks for (logprobs, n, the output bound).
+
+    Inspect wraps provider errors (`ModelGenerateError` with ``status_code`` and
+    ``provider_message``); the SDK's own error is its cause. Only the provider's own
+    message is read, never the request Inspect quotes beside it.
+    """
+    for error in _chain(ex):
+        status = getattr(error, "status_code", None) or getattr(error, "code", None)
+        if not isinstance(status, int):
+            status = getattr(getattr(error, "response", None), "status_code", None)
+        if status not in (400, 403, 422):
+            continue
+        message = getattr(error, "provider_message", None) or getattr(error, "message", None)
+        message = str(message or error)
+        for option, pattern in _REFUSALS:
+            # 403 only for logprobs: OpenAI answers o-series "not allowed to request logprobs"
+            if (status != 403 or option == "logprobs") and pattern.search(message):
+                return option, " ".join(message.split())[:300]
     return None
+
+
+def _chain(ex: BaseException) -> list[BaseException]:
+    found: list[BaseException] = []
+    current: BaseException | None = ex
+    while current is not None and current not in found and len(found) < 5:
+        found.append(current)
+        current = current.__cause__ or current.__context__
+    return found
 
 
 def config_fields(config: GenerateConfig) -> dict[str, Any]:

@@ -242,20 +242,22 @@ def check_options(
     return n
 
 
-def load_calibration(path: str) -> Any:
-    """The `Calibration` in a calibration file (ValueError naming the file if bad)."""
-    from .calibration import Calibration
+def resolve_calibration(path: str | None) -> tuple[Any, dict[str, Any] | None]:
+    """The `Calibration` a run applies and its provenance: the file's map, or under
+    ``eval-retry`` the original run's (ValueError naming the file if bad)."""
+    from .calibration import resolve
 
-    return Calibration.from_json(path)
+    return resolve(path)
 
 
 def calibrator(path: str | None) -> Callable[[Score], Score]:
     """A function that maps a Score onto the human scale with the calibration file at
     ``path`` (unscored Scores pass through), or leaves Scores as they are."""
-    if path is None:
+    calibration, provenance = resolve_calibration(path)
+    if calibration is None:
         return lambda score: score
-    calibration = load_calibration(path)
-    label = f"{Path(path).name} ({calibration.method}, n={calibration.n})"
+    digest = (provenance or {}).get("sha256", "")[:12]
+    label = f"{Path(str(path)).name} ({calibration.method}, n={calibration.n}, sha256 {digest})"
 
     def calibrate(score: Score) -> Score:
         value = score.value

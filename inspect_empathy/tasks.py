@@ -12,7 +12,7 @@ from inspect_ai.solver import Solver, generate
 from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
 from ._compat import PrerequisiteError, active_model
-from ._geval import MIN_PARSED, Method, method_config
+from ._geval import MIN_PARSED, Method
 from .dataset import DatasetError, OnInvalid, load_dialogs, skipped_summary
 from .errors import OptionError
 from .reducer import empathy_mean
@@ -21,8 +21,8 @@ from .scorer import (
     LowMass,
     check_options,
     empathy_scorer,
-    load_calibration,
     missing_grader_message,
+    resolve_calibration,
 )
 from .solver import empathy_prompt, judge_generate, reply_system_prompt, require_grader
 
@@ -115,13 +115,13 @@ def empathy(
             min_parsed=min_parsed,
             calibration=calibration,
         ),
-        config=method_config(method, n, cot),
         epochs=Epochs(1, empathy_mean()),
         headline_metric=HeadlineMetric(metric=HEADLINE_METRIC) if rated else None,
         viewer=JUDGE_VIEW if prompted else None,
         metadata={
             "mode": "judge",
             "method": method,
+            "completions": n,
             "cot": cot,
             "input": input,
             "dataset": summary,
@@ -131,15 +131,13 @@ def empathy(
 
 
 def calibration_provenance(path: str | None) -> dict[str, Any] | None:
-    """The calibration map's provenance for the log (file, method, n, fitted on), or a
-    one-line error naming the file."""
-    if path is None:
-        return None
+    """The calibration map's provenance for the log (file, sha256, method, n, fitted on),
+    or a one-line error naming the file; under ``eval-retry``, the original run's map
+    (`calibration.resolve`)."""
     try:
-        calibration = load_calibration(path)
+        return resolve_calibration(path)[1]
     except ValueError as ex:
         raise OptionError(str(ex)) from None
-    return {"file": str(path), **calibration.as_dict()}
 
 
 GRADER_ROLE = "grader"

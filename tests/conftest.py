@@ -9,7 +9,7 @@ from fake_servers import FakeServer
 from inspect_ai.model import ModelAPI
 from tenacity import wait_fixed
 
-pytest_plugins = ["fake_providers"]
+pytest_plugins = ["fake_providers", "fake_openai_shapes"]
 
 
 @pytest.fixture(scope="session")

@@ -54,7 +54,7 @@ def test_judge_mode_applies_the_map_and_keeps_the_raw_score(
     assert provenance["method"] == "shift" and provenance["n"] == 5
     assert provenance["fitted_on"] == ["a.eval"]
     [sample] = [s for s in read_eval_log(log.location).samples or [] if s.scores][:1]
-    assert "calibration.json (shift, n=5)" in sample.scores["empathy_scorer"].metadata[
+    assert "calibration.json (shift, n=5, sha256 " in sample.scores["empathy_scorer"].metadata[
         "calibration"
     ]
 

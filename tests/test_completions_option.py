@@ -50,8 +50,8 @@ def deprecations(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 def test_completions_sets_the_number_of_choices(tmp_path: Path) -> None:
     data = str(write_dialogs(tmp_path / "d.jsonl", 1))
-    assert empathy(dataset=data, method="samples", completions=7).config.num_choices == 7
-    assert empathy(dataset=data, method="samples").config.num_choices == 20
+    assert empathy(dataset=data, method="samples", completions=7).metadata["completions"] == 7
+    assert empathy(dataset=data, method="samples").metadata["completions"] == 20
 
 
 def test_samples_is_an_alias_that_warns_once_naming_completions(
@@ -62,7 +62,7 @@ def test_samples_is_an_alias_that_warns_once_naming_completions(
         first = empathy(dataset=data, method="samples", samples=4)
         again = empathy(dataset=data, method="samples", samples=6)
         response = empathy_response(dataset=data, grader_method="samples", samples=3)
-    assert first.config.num_choices == 4 and again.config.num_choices == 6
+    assert first.metadata["completions"] == 4 and again.metadata["completions"] == 6
     assert response.metadata is not None  # built, with the alias accepted
     [message] = deprecations(caplog)
     assert DEPRECATED in message
@@ -71,7 +71,7 @@ def test_samples_is_an_alias_that_warns_once_naming_completions(
 def test_the_same_value_under_both_names_is_accepted(tmp_path: Path) -> None:
     data = str(write_dialogs(tmp_path / "d.jsonl", 1))
     task = empathy(dataset=data, method="samples", completions=5, samples=5)
-    assert task.config.num_choices == 5
+    assert task.metadata["completions"] == 5
 
 
 @pytest.mark.parametrize("build", ["empathy", "empathy_response", "empathy_scorer"])

@@ -3,18 +3,9 @@ the real SDK, and applies its service's documented limits and token shapes."""
 
 from __future__ import annotations
 
-import fake_openai_shapes as shapes
 import pytest
 from fake_openai_shapes import CHAT_PATH, RESPONSES_PATH, ShapeServer
 from inspect_ai.model import GenerateConfig, get_model
-
-# The fixtures, until tests/conftest.py loads fake_openai_shapes as a plugin.
-_shape_servers = shapes._shape_servers
-responses_server = shapes.responses_server
-together_server = shapes.together_server
-vllm_server = shapes.vllm_server
-ollama_server = shapes.ollama_server
-llamacpp_server = shapes.llamacpp_server
 
 RUBRIC = "Evaluation Form\nRate the reply. Empathy (return score ONLY):"
 

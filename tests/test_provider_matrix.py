@@ -1,0 +1,280 @@
+"""Every judge people use, with the default command, through Inspect's own providers and the
+real SDKs against fakes that answer and refuse as each service documents (the fakes:
+tests/fake_providers.py, tests/fake_openai_shapes.py, benchmarks/fake_openai.py).
+
+Each row is one judge-mode eval of three dialogs: the expected value (or unscored reason)
+per dialog, the method that scored it, and what the request sent must (not) hold. No
+sample may end in an error for a refusal of an option the plugin chose itself.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_servers import expected_logprob_score
+from inspect_ai import Task, eval
+from inspect_ai.dataset import Sample
+from inspect_ai.log import EvalLog
+from inspect_ai.model import ChatMessageAssistant, ChatMessageUser
+
+from inspect_empathy import empathy_scorer
+from inspect_empathy.tasks import empathy
+
+pytestmark = pytest.mark.usefixtures("quick_backoff")
+
+SCORES = (2, 4, 5)
+"""The dialogs ask the healthy fake judge for these scores (``[judge-says:N]``)."""
+
+
+def dialogs(path: Path, scores: tuple[int, ...] = SCORES) -> Path:
+    with path.open("w", encoding="utf-8") as f:
+        for k in scores:
+            turns = [
+                {"role": "user", "content": f"[judge-says:{k}] I failed my exam today."},
+                {"role": "assistant", "content": "That sounds really hard. I'm sorry."},
+            ]
+            f.write(json.dumps({"id": f"d{k}", "turns": turns, "rating": k}) + "\n")
+    return path
+
+
+def run(model: str, tmp_path: Path, **task_args: Any) -> EvalLog:
+    [log] = eval(
+        empathy(dataset=str(dialogs(tmp_path / "d.jsonl")), **task_args),
+        model=model,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        max_retries=0,
+        timeout=30,
+        fail_on_error=False,
+        reasoning_summary="none",
+    )
+    return log
+
+
+def outcomes(log: EvalLog) -> dict[str, tuple[float, str, dict[str, Any]]]:
+    """Per sample: value (NaN if unscored), method, metadata; errored samples fail here."""
+    assert log.samples is not None
+    errors = [f"{s.id}: {s.error.message[:300]}" for s in log.samples if s.error]
+    assert not errors, errors
+    found = {}
+    for s in log.samples:
+        score = s.scores["empathy_scorer"]  # type: ignore[index]
+        metadata = score.metadata or {}
+        found[str(s.id)] = (float(score.value), metadata.get("method"), metadata)  # type: ignore[arg-type]
+    return found
+
+
+def weighted(k: int) -> float:
+    return expected_logprob_score(k)
+
+
+@dataclass(frozen=True)
+class Row:
+    model: str
+    server: str
+    expect: Callable[[int], float]
+    method: str
+    sent: Callable[[list[dict[str, Any]]], None] = field(default=lambda bodies: None)
+
+
+def sent_no_logprobs(bodies: list[dict[str, Any]]) -> None:
+    for body in bodies:
+        config = body.get("generationConfig", body)
+        assert not config.get("logprobs") and not config.get("responseLogprobs"), body
+
+
+def gemini_thinking(budget: int | None = None, level: str | None = None) -> Callable[..., None]:
+    def check(bodies: list[dict[str, Any]]) -> None:
+        sent_no_logprobs(bodies)
+        for body in bodies:
+            thinking = body["generationConfig"].get("thinkingConfig", {})
+            if budget is not None:
+                assert thinking.get("thinking_budget", thinking.get("thinkingBudget")) == budget
+            if level is not None:
+                assert str(thinking.get("thinking_level", thinking.get("thinkingLevel"))) == level
+            if budget != 0:  # room for the thinking it cannot turn off
+                assert body["generationConfig"]["maxOutputTokens"] > 24
+
+    return check
+
+
+def responses_bound(bodies: list[dict[str, Any]]) -> None:
+    judged = [b for b in bodies if "hello, world" not in json.dumps(b)]
+    assert judged
+    for body in judged:
+        assert body["max_output_tokens"] >= 16
+        assert body.get("reasoning", {}).get("effort") == "minimal"
+        assert "message.output_text.logprobs" not in (body.get("include") or [])
+
+
+ROWS = [
+    Row("google/gemini-2.0-flash", "google", weighted, "logprobs"),
+    Row("google/gemini-2.5-pro", "google", float, "parse", gemini_thinking(budget=128)),
+    Row("google/gemini-2.5-flash", "google", float, "parse", gemini_thinking(budget=0)),
+    Row("google/gemini-3-pro-preview", "google", float, "parse", gemini_thinking(level="LOW")),
+    Row("openai/gpt-5", "responses", float, "parse", responses_bound),
+    Row("groq/llama-3.3-70b-versatile", "groq", float, "parse", sent_no_logprobs),
+    Row("mistral/mistral-large-latest", "mistral", float, "parse"),
+    Row("vllm/matrix-judge", "vllm", weighted, "logprobs"),
+    Row("llama-cpp-python/matrix-judge", "llamacpp", weighted, "logprobs"),
+    Row("anthropic/claude-sonnet-4-5", "anthropic", float, "parse"),
+]
+
+
+@pytest.fixture
+def servers(request: pytest.FixtureRequest) -> Callable[[str], Any]:
+    names = {
+        "google": "google_server",
+        "responses": "responses_server",
+        "groq": "groq_server",
+        "mistral": "mistral_server",
+        "vllm": "vllm_server",
+        "llamacpp": "llamacpp_server",
+        "together": "together_server",
+        "anthropic": "anthropic_server",
+    }
+    return lambda kind: request.getfixturevalue(names[kind])
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r.model.split("/")[0] + ":" + r.model.split("/")[-1]
+                                           for r in ROWS])  # fmt: skip
+def test_default_command_scores_every_judge(
+    row: Row, servers: Callable[[str], Any], tmp_path: Path
+) -> None:
+    server = servers(row.server)
+    log = run(row.model, tmp_path)
+    found = outcomes(log)
+    for k in SCORES:
+        value, method, metadata = found[f"d{k}"]
+        assert method == row.method, (k, method, metadata)
+        assert value == pytest.approx(row.expect(k), abs=1e-6), (k, metadata)
+    row.sent([r.body for r in server.requests])
+
+
+def test_gemini_that_refuses_logprobs_is_learnt_once(
+    google_server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Gemini the table does not know is asked for logprobs; the service's refusal is
+    learnt, and every sample is parsed instead of erroring."""
+    import fake_providers
+
+    rules = fake_providers.gemini_model_rules
+    monkeypatch.setattr(
+        fake_providers,
+        "gemini_model_rules",
+        lambda name: rules("gemini-2.5-flash" if "exp-1206" in name else name),
+    )
+    log = run("google/gemini-exp-1206", tmp_path)
+    found = outcomes(log)
+    assert {k: v[0] for k, v in found.items()} == {"d2": 2.0, "d4": 4.0, "d5": 5.0}
+    assert all(v[2].get("logprobs_unavailable") for v in found.values())
+    refused = [r for r in google_server.requests if r.status == 400]
+    assert 1 <= len(refused) <= len(SCORES)  # the samples already in flight may each hear it
+
+
+@pytest.mark.parametrize(
+    ("model", "server", "per_call"),
+    [
+        ("google/gemini-2.5-flash", "google", 8),
+        ("google/gemini-3-pro-preview", "google", 1),
+        ("groq/llama-3.3-70b-versatile", "groq", 1),
+        ("anthropic/claude-sonnet-4-5", "anthropic", 1),
+    ],
+)
+def test_samples_split_into_calls_each_service_accepts(
+    model: str, server: str, per_call: int, servers: Callable[[str], Any], tmp_path: Path
+) -> None:
+    fake = servers(server)
+    completions = 10
+    [log] = eval(
+        empathy(dataset=str(dialogs(tmp_path / "d.jsonl", (4,))), method="samples",
+                completions=completions),
+        model=model, log_dir=str(tmp_path / "logs"), display="none", max_retries=0,
+        fail_on_error=False,
+    )  # fmt: skip
+    found = outcomes(log)
+    value, method, metadata = found["d4"]
+    assert method == "samples" and metadata["n_parsed"] == completions, metadata
+    assert 3.0 <= value <= 5.0
+    sizes = []
+    for r in fake.requests:
+        body = r.body
+        n = body.get("generationConfig", {}).get("candidateCount") or body.get("n") or 1
+        sizes.append(n)
+        assert getattr(r, "status", None) in (None, 200), r
+    assert max(sizes) <= per_call and sum(sizes) == completions, sizes
+
+
+def test_unknown_service_that_refuses_n_is_asked_one_at_a_time(
+    openai_server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A service the table does not know that refuses ``n`` (400): single calls."""
+    from fake_servers import Reply
+
+    monkeypatch.setenv("UNKNOWNHOST_API_KEY", "test")
+    openai_server.script(
+        Reply(status=400, body=json.dumps({"error": {
+            "message": "'n' : number must be at most 1", "type": "invalid_request_error"
+        }}).encode()),
+        when="[judge-says:4]", times=1,
+    )  # fmt: skip
+    [log] = eval(
+        empathy(dataset=str(dialogs(tmp_path / "d.jsonl", (4,))), method="samples",
+                completions=4),
+        model="openai-api/unknownhost/judge", model_base_url=openai_server.url,
+        log_dir=str(tmp_path / "logs"), display="none", max_retries=0,
+    )  # fmt: skip
+    value, method, metadata = outcomes(log)["d4"]
+    assert method == "samples" and metadata["n_parsed"] == 4
+    ns = [r.body.get("n") for r in openai_server.requests]
+    assert ns[0] == 4 and all(n in (None, 1) for n in ns[1:]), ns
+
+
+def test_together_code_point_bytes_never_crash(together_server: Any, tmp_path: Path) -> None:
+    together_server.script("I’d give it a 4.")
+    found = outcomes(run("together/meta-llama/Llama-3.3-70B-Instruct-Turbo", tmp_path))
+    for value, method, metadata in found.values():
+        assert value == 4.0 and method == "parse", metadata
+        assert metadata.get("logprobs_unavailable")
+
+
+def test_mistral_answer_that_used_the_whole_bound_is_cut(
+    mistral_server: Any, tmp_path: Path
+) -> None:
+    """Inspect's Mistral path reports ``stop`` for a cut answer: the bound decides."""
+    mistral_server.script("Let me weigh the reply. " * 400 + "\nScore: 2")
+    found = outcomes(run("mistral/mistral-large-latest", tmp_path, cot=True))
+    for value, _, metadata in found.values():
+        assert math.isnan(value)
+        assert "cut off by max_tokens" in metadata["unscored_reason"]
+
+
+def test_response_mode_and_own_task_with_a_gemini_2_5_grader(
+    google_server: Any, tmp_path: Path
+) -> None:
+    [log] = eval(
+        "inspect_empathy/empathy_response",
+        task_args={"dataset": str(dialogs(tmp_path / "d.jsonl", (4,)))},
+        model="empathy_baseline/lexicon",
+        model_roles={"grader": "google/gemini-2.5-pro"},
+        log_dir=str(tmp_path / "logs"), display="none", max_retries=0,
+    )  # fmt: skip
+    value, method, _ = outcomes(log)["d4"]
+    assert (value, method) == (4.0, "parse")
+    messages = [
+        ChatMessageUser(content="[judge-says:3] I lost my job."),
+        ChatMessageAssistant(content="I'm sorry, that is a hard blow."),
+    ]
+    task = Task(dataset=[Sample(input=messages, id="own")], solver=[],
+                scorer=empathy_scorer(model="google/gemini-2.5-pro"))  # fmt: skip
+    [own] = eval(task, model="empathy_baseline/length", log_dir=str(tmp_path / "own"),
+                 display="none")  # fmt: skip
+    value, method, _ = outcomes(own)["own"]
+    assert (value, method) == (3.0, "parse")
+    sent_no_logprobs([r.body for r in google_server.requests])
