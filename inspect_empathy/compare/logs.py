@@ -199,7 +199,7 @@ def _float(value: Any) -> float:
         number = float(value)
     except (TypeError, ValueError):
         return math.nan
-    return number if math.isfinite(number) else math.nan
+    return number  # +-inf is kept: ``checks.off_scale`` names it
 
 
 def _human(summary: EvalSampleSummary, score_metadata: dict[str, Any]) -> float:

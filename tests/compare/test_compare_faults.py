@@ -83,7 +83,7 @@ def test_the_same_id_in_two_epochs_is_still_averaged(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("score", "human", "what"),
     [(99.0, HUMAN[0], "judge score 99 (judge/b)"), (-3.0, HUMAN[0], "judge score -3 (judge/b)"),
-     (4.0, 99.0, "human rating 99")],
+     (math.inf, HUMAN[0], "judge score inf (judge/b)"), (4.0, 99.0, "human rating 99")],
 )  # fmt: skip
 def test_a_score_or_rating_off_the_scale_is_named_not_a_traceback(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], score: float, human: float, what: str
