@@ -194,6 +194,19 @@ def refusal_reason(choice: ChatCompletionChoice) -> str | None:
     return "the judge refused (stop reason content_filter)" + (f": {text[:80]!r}" if text else "")
 
 
+def too_long_reason(choice: ChatCompletionChoice) -> str | None:
+    """Why an output Inspect made of a provider's "prompt too long" refusal is no answer
+    (stop reason ``model_length`` with the provider's message as its text): never parsed."""
+    if choice.stop_reason != "model_length":
+        return None
+    text = " ".join(choice_text(choice).split())[:160]
+    return (
+        "the prompt is too long for the judge's context (stop reason model_length"
+        + (f": {text!r}" if text else "")
+        + "): shorten the dialogs with -T max_turns=N or use a judge with a longer context"
+    )
+
+
 def cut_off_reason(choice: ChatCompletionChoice, cot: bool) -> str | None:
     """Why a completion stopped by the output bound is no judgement, before reading it.
 
@@ -325,7 +338,7 @@ def judge_samples(
     parsed: list[int] = []
     failures: list[str] = []
     for choice, text in zip(choices[:n], texts, strict=True):
-        problem = refusal_reason(choice) or cut_off_reason(choice, cot)
+        problem = too_long_reason(choice) or refusal_reason(choice) or cut_off_reason(choice, cot)
         if problem:
             failures.append(problem)
             continue
@@ -389,7 +402,7 @@ def judge_output(
         return judge_samples(choices, cot, completions, min_parsed)
     choice = choices[0]
     text = choice_text(choice)
-    problem = refusal_reason(choice) or cut_off_reason(choice, cot)
+    problem = too_long_reason(choice) or refusal_reason(choice) or cut_off_reason(choice, cot)
     if problem:
         return Judgement(None, method, text, reason=problem)
     fallback: str | None = no_logprobs if method == "auto" else None

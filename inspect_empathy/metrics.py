@@ -4,14 +4,18 @@ The statistics themselves are plain functions in `_stats.py`."""
 
 from __future__ import annotations
 
+import logging
 import math
 from collections import Counter
 from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
+from inspect_ai.util import warn_once
 
 from ._stats import agreement, krippendorff_alpha, round_score, shares_by_level
 from .dialogs import HUMAN_KEY
+
+logger = logging.getLogger(__name__)
 
 GROUP_KEY = "group"
 """Score metadata key: ``{field: value}`` of the sample's group (scorer ``group_by``)."""
@@ -71,12 +75,26 @@ def level_shares(threshold: float = 4.0) -> Metric:
     return compute
 
 
+class _OneEpochOfMany(Exception):
+    """A panel score reduced over several epochs by a reducer that kept one epoch's
+    per-judge metadata."""
+
+
 def _panel_values(score: SampleScore) -> dict[str, list[float | None]] | None:
     """A panel score's values per judge, one per epoch (every epoch, when reduced by
-    `empathy_mean`; Inspect's own reducers keep the first epoch's metadata only)."""
-    judges = (score.score.metadata or {}).get("judges")
+    `empathy_mean`). Raises `_OneEpochOfMany` for a reduction by Inspect's own reducers
+    over several epochs: they keep one epoch's metadata, and drop an explanation that
+    differs between epochs (each panel explanation names its epoch)."""
+    metadata = score.score.metadata or {}
+    judges = metadata.get("judges")
     if not isinstance(judges, dict):
         return None
+    if (
+        "epoch" in metadata
+        and score.score.explanation is None
+        and not any(isinstance(r, dict) and "epoch_values" in r for r in judges.values())
+    ):
+        raise _OneEpochOfMany
     values: dict[str, list[float | None]] = {}
     for name, result in judges.items():
         if not isinstance(result, dict):
@@ -85,6 +103,21 @@ def _panel_values(score: SampleScore) -> dict[str, list[float | None]] | None:
         raw = epoch_values if isinstance(epoch_values, list) else [result.get("value")]
         values[name] = [_finite(v) for v in raw]
     return values
+
+
+def _panels(scores: list[SampleScore]) -> list[dict[str, list[float | None]]]:
+    """Every panel score's per-judge values, or none (with a note, once) where a reducer
+    other than `empathy_mean` kept one epoch's of several."""
+    try:
+        return [p for s in scores if (p := _panel_values(s)) is not None]
+    except _OneEpochOfMany:
+        warn_once(
+            logger,
+            "judge_mean(...) and judge_alpha withheld: the epochs were reduced by a reducer "
+            "that keeps one epoch's per-judge scores (use --epochs-reducer empathy_mean for "
+            "per-judge figures over every epoch)",
+        )
+        return []
 
 
 def _finite(value: Any) -> float | None:
@@ -100,7 +133,7 @@ def judge_agreement() -> Metric:
     with each (sample, epoch) as a unit. Reports nothing for a single judge."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        panels = [p for s in scores if (p := _panel_values(s)) is not None]
+        panels = _panels(scores)
         if not panels:
             return {}
         names = sorted({name for p in panels for name in p})
@@ -135,8 +168,8 @@ def judge_means() -> Metric:
 
     def compute(scores: list[SampleScore]) -> Value:
         per_judge: dict[str, list[float]] = {}
-        for s in scores:
-            for name, values in (_panel_values(s) or {}).items():
+        for panel in _panels(scores):
+            for name, values in panel.items():
                 per_judge.setdefault(name, []).extend(v for v in values if v is not None)
         return {f"judge_mean({name})": math.fsum(v) / len(v) for name, v in per_judge.items() if v}
 

@@ -183,7 +183,7 @@ def empathy_scorer(
         if len(judgements) == 1:
             name, judgement = judgements[0]
             return to_score(judgement, {**context, "grader": name})
-        return panel_score(judgements, aggregate, context)
+        return panel_score(judgements, aggregate, context, state.epoch)
 
     return score
 
@@ -569,15 +569,28 @@ def _score_explanation(judgement: Judgement) -> str | None:
 
 
 def panel_score(
-    judgements: list[tuple[str, Judgement]], aggregate: Aggregate, context: dict[str, Any]
+    judgements: list[tuple[str, Judgement]],
+    aggregate: Aggregate,
+    context: dict[str, Any],
+    epoch: int = 1,
 ) -> Score:
-    """Combine a panel's judgements: mean (or median) of the judges that scored."""
+    """Combine a panel's judgements: mean (or median) of the judges that scored.
+
+    The explanation names the ``epoch``: Inspect's own epoch reducers keep an
+    explanation only where every epoch's is the same, so a reduction that kept one
+    epoch's per-judge metadata over several epochs shows no explanation, and the
+    per-judge metrics (`metrics.judge_means`) withhold their one-epoch figures.
+    """
     per_judge = {
         name: judgement_metadata(j) | {"value": j.value, "raw": j.raw} for name, j in judgements
     }
     values = [j.value for _, j in judgements if j.value is not None]
-    metadata = {**context, "method": "panel", "aggregate": aggregate, "judges": per_judge}
-    explanation = "; ".join(f"{markdown_text(name)}: {_explain(j)}" for name, j in judgements)
+    metadata = {
+        **context, "method": "panel", "aggregate": aggregate, "judges": per_judge, "epoch": epoch
+    }  # fmt: skip
+    explanation = f"(epoch {epoch}) " + "; ".join(
+        f"{markdown_text(name)}: {_explain(j)}" for name, j in judgements
+    )
     if not values:
         return Score.unscored(
             reason="grader_failed", explanation="no judge scored: " + explanation, metadata=metadata

@@ -164,3 +164,109 @@ def test_every_method_bounds_the_output() -> None:
     for method in ("auto", "logprobs", "samples", "parse"):
         assert method_config(method).max_tokens == 24  # type: ignore[arg-type]
         assert method_config(method, cot=True).max_tokens == 512  # type: ignore[arg-type]
+
+
+# -- the judges people use: cut answers, labelled verdicts, token shapes ---------------------
+
+
+def cut(text: str, cot: bool = False) -> ChatCompletionChoice:
+    return ChatCompletionChoice(
+        message=ChatMessageAssistant(content=text), stop_reason="max_tokens"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1. Read the conversation: the user is",
+        "Step 1: Read the conversation",
+        "The user is anxious about 2 exams; the bot",
+        "I think the reply, in 3 ways,",
+        "Score: 1",
+    ],
+)
+def test_a_number_in_an_answer_cut_before_its_verdict_is_never_the_score(text: str) -> None:
+    for method in ("auto", "parse"):
+        judged = judge_output(output(cut(text)), method, 1, False)  # type: ignore[arg-type]
+        assert judged.value is None and "cut off by max_tokens" in (judged.reason or ""), judged
+    sampled = judge_output(output(cut(text), cut(text)), "samples", 2, False)
+    assert sampled.value is None
+
+
+@pytest.mark.parametrize(
+    ("text", "score"),
+    [("4\n\nThe reply names", 4), ("**4** - warm and", 4), ("Score: 3 because the", 3)],
+)
+def test_a_cut_answer_that_opens_with_its_verdict_is_read(text: str, score: int) -> None:
+    assert judge_output(output(cut(text)), "parse", 1, False).value == score
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Score: 4\n(A 5 would need more specific validation.)",
+        "Reasoning: warm, but a 5 would name the fear.\nScore: 4",
+        "Score: 4\nReasoning: a 5 would name the fear.",
+        '{"reasoning": "... a 5 would name the fear ...", "score": 4}',
+        '```json\n{"reasoning": "a 5 would name the fear", "score": 4}\n```',
+    ],
+)
+def test_cot_labelled_verdict_wins_over_later_numbers(text: str) -> None:
+    assert judge_output(output(choice([], text)), "parse", 1, True).value == 4
+
+
+@pytest.mark.parametrize("text", ["4分", "得分4分", "评分：4", "得分：4分"])
+def test_cjk_score_words(text: str) -> None:
+    assert judge_output(output(choice([], text)), "parse", 1, False).value == 4
+
+
+def test_two_tokens_that_read_alike_both_count_exact_repeats_once() -> None:
+    top = [
+        TopLogprob(token="4", logprob=math.log(0.5)),
+        TopLogprob(token="4", logprob=math.log(0.3)),  # another id that reads "4"
+        TopLogprob(token="5", logprob=math.log(0.2)),
+        TopLogprob(token="5", logprob=math.log(0.2)),  # the same token listed twice
+    ]
+    token = Logprob(token="4", logprob=math.log(0.5), top_logprobs=top)
+    distribution, _ = logprob_distribution(token)
+    assert expected_score(distribution) == pytest.approx(4.2)
+
+
+def test_code_point_bytes_and_junk_bytes_never_crash() -> None:
+    text = "I’d give it a 4."
+    tokens = [
+        Logprob(token="I", logprob=-0.01, bytes=[73]),
+        Logprob(token="’d", logprob=-0.01, bytes=[8217, 100]),  # Together: code points
+        Logprob(token=" give it a", logprob=-0.01, bytes=[-5, 10**9]),  # neither
+        Logprob(token=" 4", logprob=-0.2, bytes=[32, 52],
+                top_logprobs=[TopLogprob(token=" 4", logprob=math.log(0.8)),
+                              TopLogprob(token=" 3", logprob=math.log(0.2))]),
+        Logprob(token=".", logprob=-0.01, bytes=[46]),
+    ]  # fmt: skip
+    picked = ChatCompletionChoice(
+        message=ChatMessageAssistant(content=text), logprobs=Logprobs(content=tokens)
+    )
+    judged = judge_output(output(picked), "auto", 1, False)
+    assert judged.value == pytest.approx(3.8) and judged.method == "logprobs"
+
+
+def test_a_certain_score_token_the_service_left_out_is_certain_only_where_it_does() -> None:
+    """Gemini omits logProbability 0 (p = 1) and Inspect drops the token."""
+    tokens = [Logprob(token="Score", logprob=-0.1, top_logprobs=[]),
+              Logprob(token=":", logprob=-0.1, top_logprobs=[])]  # fmt: skip
+    picked = ChatCompletionChoice(
+        message=ChatMessageAssistant(content="Score: 4"), logprobs=Logprobs(content=tokens)
+    )
+    certain = judge_output(output(picked), "logprobs", 1, False, certain_if_dropped=True)
+    assert certain.value == 4.0 and certain.distribution == {1: 0, 2: 0, 3: 0, 4: 1, 5: 0}
+    assert judge_output(output(picked), "logprobs", 1, False).value is None
+
+
+def test_too_long_for_the_judges_context_is_never_parsed() -> None:
+    message = "This model's maximum context length is 128000 tokens; you asked for 250312 (4)."
+    refused = ChatCompletionChoice(
+        message=ChatMessageAssistant(content=message), stop_reason="model_length"
+    )
+    judged = judge_output(output(refused), "auto", 1, False)
+    assert judged.value is None and "too long for the judge's context" in (judged.reason or "")
+    assert "max_turns" in (judged.reason or "")

@@ -599,6 +599,35 @@ def test_panel_metrics_cover_every_epoch(openai_server: FakeServer, tmp_path: Pa
     assert sorted(score.metadata["judges"]["openai/gpt-4.1-mini"]["epoch_values"]) == [3.0, 4.0]
 
 
+@pytest.mark.parametrize("reducer", ["median", "mode"])
+def test_panel_metrics_are_withheld_under_a_reducer_that_keeps_one_epoch(
+    reducer: str, openai_server: FakeServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Inspect's reducers keep epoch 1's per-judge metadata: no one-epoch figure may stand
+    under an all-epoch name (3.0 and 4.0 here, where both judges average 3.25)."""
+    import logging
+
+    from inspect_ai import Epochs
+
+    script = {"gpt-4.1-mini": ["3", "4"], "gpt-4o": ["4", "2"]}
+    openai_server.script(Reply(respond=panel_answers(script)))
+    data = write_dialogs(tmp_path / "d.jsonl", ["one"])
+    with caplog.at_level(logging.WARNING):
+        [log] = eval(
+            "inspect_empathy/empathy_response",
+            task_args={"dataset": str(data), "grader_method": "parse"},
+            model="openai/gpt-4o-mini",
+            model_roles={"grader": ["openai/gpt-4.1-mini", "openai/gpt-4o"]},
+            epochs=Epochs(2, reducer),
+            log_dir=str(tmp_path / "logs"),
+            display="none",
+        )
+    assert log.results is not None
+    metrics = {k: m.value for k, m in log.results.scores[0].metrics.items()}
+    assert not any(k.startswith("judge_mean(") or k == "judge_alpha" for k in metrics), metrics
+    assert "withheld" in caplog.text
+
+
 # -- the scorer in a suite, and options ------------------------------------------------------
 
 
