@@ -123,6 +123,7 @@ ROWS = [
     Row("mistral/mistral-large-latest", "mistral", float, "parse"),
     Row("vllm/matrix-judge", "vllm", weighted, "logprobs"),
     Row("llama-cpp-python/matrix-judge", "llamacpp", weighted, "logprobs"),
+    Row("ollama/matrix-judge", "ollama", weighted, "logprobs"),
     Row("anthropic/claude-sonnet-4-5", "anthropic", float, "parse"),
 ]
 
@@ -136,6 +137,7 @@ def servers(request: pytest.FixtureRequest) -> Callable[[str], Any]:
         "mistral": "mistral_server",
         "vllm": "vllm_server",
         "llamacpp": "llamacpp_server",
+        "ollama": "ollama_server",
         "together": "together_server",
         "anthropic": "anthropic_server",
     }
