@@ -10,7 +10,6 @@ from collections import Counter
 from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
-from inspect_ai.util import warn_once
 
 from ._stats import agreement, krippendorff_alpha, round_score, shares_by_level
 from .dialogs import HUMAN_KEY
@@ -106,13 +105,12 @@ def _panel_values(score: SampleScore) -> dict[str, list[float | None]] | None:
 
 
 def _panels(scores: list[SampleScore]) -> list[dict[str, list[float | None]]]:
-    """Every panel score's per-judge values, or none (with a note, once) where a reducer
+    """Every panel score's per-judge values, or none (with a note) where a reducer
     other than `empathy_mean` kept one epoch's of several."""
     try:
         return [p for s in scores if (p := _panel_values(s)) is not None]
     except _OneEpochOfMany:
-        warn_once(
-            logger,
+        logger.warning(
             "judge_mean(...) and judge_alpha withheld: the epochs were reduced by a reducer "
             "that keeps one epoch's per-judge scores (use --epochs-reducer empathy_mean for "
             "per-judge figures over every epoch)",
