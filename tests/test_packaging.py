@@ -14,6 +14,9 @@ assert inspect_empathy.__file__.startswith(sys.argv[1]), inspect_empathy.__file_
 dataset = load_dialogs("default")
 assert len(dataset) >= 100, len(dataset)
 assert "{{Dialog}}" in rubric_template()
+from inspect_empathy.compare.templating import environment  # the report's templates ship
+for name in ("report.html.j2", "report.md.j2", "report.css"):
+    assert environment().get_template(name).filename.startswith(sys.argv[1]), name
 print("ok", len(dataset))
 """
 

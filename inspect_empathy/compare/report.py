@@ -446,144 +446,58 @@ METHOD_NOTE = (
 )
 
 
-def markdown_report(comparison: JudgeComparison, images: dict[str, Path]) -> str:
-    """The whole comparison as one Markdown document (images linked relatively)."""
-    note = METHOD_NOTE.format(
-        resamples=comparison.resamples, seed=comparison.seed, method=comparison.calibration_method
-    )
-    out = ["# Judge comparison", ""]
-    out += [f"- {markdown_escape(line)}" for line in headline(comparison)] + [""]
+def report_context(comparison: JudgeComparison, images: dict[str, str]) -> dict[str, Any]:
+    """What the report templates (``templates/report.{html,md}.j2``) get: display strings only.
 
-    def section(title: str, table: Table, image: str | None = None) -> None:
-        out.extend([f"## {title}", "", markdown_table(*table), ""])
-        if image and image in images:
-            out.extend([f"![{title}]({images[image].name})", ""])
-
-    section("Judges", judges_display(comparison), "agreement")
-    if "heatmap" in images:
-        out.extend([f"![Judge vs human]({images['heatmap'].name})", ""])
+    ``tables`` holds the tables the report shows (name -> headers and rows; a table the
+    comparison does not have is absent); ``images`` maps a plot's name to what the
+    template shows (a file name in Markdown, base64 PNG data in HTML).
+    """
+    tables: dict[str, Table] = {"judges": judges_display(comparison)}
     if not comparison.pairs.empty:
-        section("Pairs of judges", pairs_display(comparison), "differences")
+        tables["pairs"] = pairs_display(comparison)
     if comparison.has_human:
-        section("Calibrated MAE and QWK (cross-fitted)", calibrated_display(comparison))
-        out.extend(["## Human ceiling", ""])
-        out.extend([f"- {markdown_escape(line)}" for line in ceiling_lines(comparison)] + [""])
+        tables["calibrated"] = calibrated_display(comparison)
         if comparison.humans is not None:
-            out.extend([markdown_table(*humans_display(comparison)), ""])
-            section("Judges beside the ceiling", beside_display(comparison))
-    section("Length bias", bias_display(comparison), "length")
-    section("Score histograms (shares)", histogram_display(comparison), "histograms")
+            tables["humans"] = humans_display(comparison)
+            tables["beside"] = beside_display(comparison)
+    tables["bias"] = bias_display(comparison)
+    tables["histograms"] = histogram_display(comparison)
     if not comparison.emotions.empty:
-        section("By emotion", emotion_display(comparison), "emotions")
+        tables["emotions"] = emotion_display(comparison)
     if comparison.replies is not None:
-        section("Reply models (response mode)", replies_display(comparison))
-    section("Logs", logs_display(comparison))
-    out.extend(["## Method", "", markdown_escape(note), ""])
-    if comparison.warnings:
-        out.extend(["## Warnings", "", *[f"- {markdown_escape(w)}" for w in comparison.warnings]])
-        out.append("")
-    return "\n".join(out)
+        tables["replies"] = replies_display(comparison)
+    tables["logs"] = logs_display(comparison)
+    return {
+        "findings": headline(comparison),
+        "tables": tables,
+        "ceiling": ceiling_lines(comparison) if comparison.has_human else [],
+        "images": images,
+        "note": METHOD_NOTE.format(
+            resamples=comparison.resamples,
+            seed=comparison.seed,
+            method=comparison.calibration_method,
+        ),
+        "warnings": list(comparison.warnings),
+    }
 
 
-CSS = """
-body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 1.5rem auto;
-       max-width: 1340px; color: #222; padding: 0 1rem; }
-h1 { margin-bottom: 0.2rem; } h2 { margin-top: 2rem; border-bottom: 1px solid #ddd; }
-table { border-collapse: collapse; font-size: 0.8rem; margin: 0.6rem 0; max-width: 100%; }
-th, td { border: 1px solid #ddd; padding: 0.25rem 0.4rem; text-align: right; }
-th { background: #f3f4f6; vertical-align: bottom; }
-th:first-child { text-align: left; }
-td { white-space: nowrap; }
-td.text { text-align: left; white-space: normal; overflow-wrap: anywhere; min-width: 7rem; }
-td.path { font-family: monospace; font-size: 0.72rem; min-width: 12rem; }
-tr:nth-child(even) td { background: #fafafa; }
-ul.findings li { margin: 0.25rem 0; } img { max-width: 100%; border: 1px solid #eee; }
-p.note { color: #555; font-size: 0.85rem; } li { overflow-wrap: anywhere; }
-"""
+def markdown_report(comparison: JudgeComparison, images: dict[str, Path]) -> str:
+    """The whole comparison as one Markdown document (``templates/report.md.j2``; images
+    linked relatively)."""
+    from .templating import render
 
-
-def html_table(
-    headers: Sequence[str],
-    rows: Sequence[Sequence[str]],
-    text_columns: Sequence[int] = (0,),
-    path_columns: Sequence[int] = (),
-) -> str:
-    """An HTML table; text columns wrap so that the table fits the page width."""
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
-    body = []
-    for row in rows:
-        cells = []
-        for i, c in enumerate(row):
-            kind = "text path" if i in path_columns else "text" if i in text_columns else ""
-            attribute = f' class="{kind}"' if kind else ""
-            text = html.escape(c)
-            if kind:  # allow line breaks after / and _ in model names and paths
-                text = text.replace("/", "/<wbr>").replace("_", "_<wbr>")
-            cells.append(f"<td{attribute}>{text}</td>")
-        body.append(f"<tr>{''.join(cells)}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-
-
-def embed(path: Path, alt: str) -> str:
-    data = base64.b64encode(path.read_bytes()).decode("ascii")
-    return f'<p><img alt="{html.escape(alt)}" src="data:image/png;base64,{data}"></p>'
+    context = report_context(comparison, {name: path.name for name, path in images.items()})
+    return render("report.md.j2", **context)
 
 
 def html_report(comparison: JudgeComparison, images: dict[str, Path]) -> str:
-    """A self-contained HTML page: findings, tables and the PNG plots embedded as base64."""
-    note = METHOD_NOTE.format(
-        resamples=comparison.resamples, seed=comparison.seed, method=comparison.calibration_method
-    )
-    parts = [
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
-        "<meta name='viewport' content='width=device-width'>",
-        "<title>Judge comparison</title>",
-        f"<style>{CSS}</style></head><body>",
-        "<h1>Judge comparison</h1>",
-        "<ul class='findings'>",
-        *[f"<li>{html.escape(line)}</li>" for line in headline(comparison)],
-        "</ul>",
-    ]
+    """A self-contained HTML page (``templates/report.html.j2``): findings, tables and the
+    PNG plots embedded as base64."""
+    from .templating import render
 
-    def section(
-        title: str,
-        table: Table | None,
-        plots: Sequence[str],
-        text_columns: Sequence[int] = (0,),
-        path_columns: Sequence[int] = (),
-    ) -> None:
-        parts.append(f"<h2>{html.escape(title)}</h2>")
-        if table is not None:
-            parts.append(html_table(*table, text_columns=text_columns, path_columns=path_columns))
-        parts.extend(embed(images[p], p) for p in plots if p in images)
-
-    section("Judges (ranked)", judges_display(comparison), ["agreement", "heatmap"], (1, 2))
-    if not comparison.pairs.empty:
-        pairs = pairs_display(comparison)
-        section("Pairs of judges (same dialogs)", pairs, ["differences"], (0, 1))
-    if comparison.has_human:
-        title = "Calibrated MAE and QWK (cross-fitted)"
-        section(title, calibrated_display(comparison), [], (0,))
-        parts.append("<h2>Human ceiling</h2><ul class='findings'>")
-        parts.extend(f"<li>{html.escape(line)}</li>" for line in ceiling_lines(comparison))
-        parts.append("</ul>")
-        if comparison.humans is not None:
-            parts.append(html_table(*humans_display(comparison), text_columns=(0, 1)))
-            section("Judges beside the ceiling", beside_display(comparison), [], (0, 1))
-    section("Length bias", bias_display(comparison), ["length"])
-    section("Score histograms", histogram_display(comparison), ["histograms"])
-    if not comparison.emotions.empty:
-        section("By emotion", emotion_display(comparison), ["emotions"], (0, 1))
-    if comparison.replies is not None:
-        section("Reply models (response mode)", replies_display(comparison), [], (0, 1, 2))
-    section("Logs", logs_display(comparison), [], (0, 1, 2, 6), (7,))
-    parts.append(f"<h2>Method</h2><p class='note'>{html.escape(note)}</p>")
-    if comparison.warnings:
-        parts.append("<h2>Warnings</h2><ul>")
-        parts.extend(f"<li>{html.escape(w)}</li>" for w in comparison.warnings)
-        parts.append("</ul>")
-    parts.append("</body></html>")
-    return "\n".join(parts)
+    data = {n: base64.b64encode(p.read_bytes()).decode("ascii") for n, p in images.items()}
+    return render("report.html.j2", **report_context(comparison, data))
 
 
 # --- CSV and JSON -------------------------------------------------------------------------
