@@ -56,7 +56,10 @@ def _subcommand(
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     command.add_argument(
-        "logs", nargs="+", metavar="LOGS", help="log files, log folders or eval-set folders"
+        "logs",
+        nargs="*" if name == "compare" else "+",
+        metavar="LOGS",
+        help="log files, log folders or eval-set folders",
     )
     return command
 
@@ -90,6 +93,21 @@ def _parser() -> argparse.ArgumentParser:
         default="shift",
         help="map of the cross-fitted mae_calibrated / qwk_calibrated columns (default shift)",
     )
+    compare.add_argument(
+        "--published",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="a 'format: raters' spec whose published judges join the logs' dialogs by id "
+        "(repeatable; with no LOGS, its judges are compared on their own)",
+    )
+    compare.add_argument(
+        "--kappa",
+        choices=("standard", "paper"),
+        default="standard",
+        help="kappa of the scale's-own-categories table of --published specs: standard QWK "
+        "(default) or Kumar et al.'s index-spaced kappa",
+    )
     compare.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     compare.add_argument(
         "--quiet", action="store_true", help="no progress bar and no tables, only errors"
@@ -112,6 +130,9 @@ def _parser() -> argparse.ArgumentParser:
     calibrate.add_argument(
         "--judge", default=None, help="the judge model to calibrate when the logs hold several"
     )
+    from .published_cli import add_reproduce
+
+    add_reproduce(commands)
     return parser
 
 
@@ -157,12 +178,20 @@ def compare_command(args: argparse.Namespace) -> int:
             progress=not args.quiet,
             dataset=args.dataset,
             calibration_method=args.calibration_method,
+            published=args.published,
         )
     except CompareError as ex:
         print(f"inspect-empathy compare: {ex}", file=sys.stderr)
         return 1
     if not args.quiet:
         print(terminal_text(comparison))
+    scale = None
+    if args.published:
+        from .published_cli import scale_section
+
+        scale = scale_section(comparison, args.published, args.kappa)
+        if not args.quiet:
+            print(scale.text)
     written, failed = None, None
     if args.out is not None:
         try:
@@ -174,12 +203,25 @@ def compare_command(args: argparse.Namespace) -> int:
     if failed is not None:
         print(f"inspect-empathy compare: {failed}", file=sys.stderr)
         return 1
+    if written is not None and scale is not None:
+        written.update(scale.write(args.out))
     if written is not None and not args.quiet:
         print(f"\nWrote {len(written)} files to {args.out}: report: {written['report.html']}")
     return 0
 
 
-COMMANDS = {"compare": compare_command, "calibrate": calibrate_command}
+def reproduce_command(args: argparse.Namespace) -> int:
+    """``inspect-empathy reproduce``: a published agreement table's cells beside ours."""
+    from .published_cli import reproduce_main
+
+    return reproduce_main(args)
+
+
+COMMANDS = {
+    "compare": compare_command,
+    "calibrate": calibrate_command,
+    "reproduce": reproduce_command,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

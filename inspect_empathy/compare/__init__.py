@@ -21,6 +21,7 @@ that ``import inspect_empathy`` does not load pandas, scipy or matplotlib.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -80,6 +81,7 @@ def compare_logs(
     progress: bool = False,
     dataset: str | None = None,
     calibration_method: str = DEFAULT_CALIBRATION,
+    published: Sequence[LogSource] = (),
 ) -> JudgeComparison:
     """Compare the judges in ``logs`` (files, folders, eval-set folders).
 
@@ -92,6 +94,8 @@ def compare_logs(
         name or content fingerprint prefix (default: the dialogs with the most judges).
       calibration_method: The map of the cross-fitted ``mae_calibrated`` /
         ``qwk_calibrated`` columns: ``shift`` (default), ``linear`` or ``isotonic``.
+      published: ``format: raters`` spec files whose published judges join the logs'
+        dialogs by id (``compare.published``); with no logs, compared on their own.
     """
     if calibration_method not in CALIBRATION_METHODS:
         raise CompareError(
@@ -100,8 +104,16 @@ def compare_logs(
         )
     from .tables import build_comparison
 
+    sources = [logs] if isinstance(logs, str | os.PathLike) else list(logs)
+    loaded = load_scores(sources, progress=progress, dataset=dataset) if sources else None
+    if published:
+        from .published import add_published
+
+        loaded = add_published(loaded, published)
+    if loaded is None:
+        raise CompareError("nothing to compare: give logs or published specs")
     return build_comparison(
-        load_scores(logs, progress=progress, dataset=dataset),
+        loaded,
         resamples=resamples,
         seed=seed,
         progress=progress,

@@ -18,6 +18,7 @@ from . import empathetic_dialogues, empathetic_exchanges, epitome, esconv, ieval
 from ._files import check_regular_file
 from ._problems import LoadReport, Located, RecordBlock
 from .jsonl import load_json, load_jsonl, parse_json_file
+from .raters import load_raters
 from .spec import SPEC_SUFFIXES, is_spec_object
 from .tabular import load_table
 from .transcript import load_transcript
@@ -57,6 +58,7 @@ FORMATS: dict[str, Loader] = {
     "esconv": esconv.load_esconv,
     "epitome": epitome.load_epitome,
     "empathetic_dialogues": empathetic_dialogues.load_empathetic_dialogues,
+    "raters": load_raters,
 }
 """Format name -> loader."""
 

@@ -18,6 +18,8 @@ then name each file read from outside.
 from __future__ import annotations
 
 import json
+import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -94,7 +96,11 @@ def read_spec(file: Path, data: Any = None) -> Spec:
         raise DatasetError(f"{file}: spec key 'allow_outside' must be true or false, not {allow!r}")
     notes: list[str] = []
     source = str(data.pop("path"))
-    if not source.startswith("hf:"):
+    source, named = expand_variables(source, file)
+    if named:  # the user named this folder (an environment variable): read from it
+        notes.append(f"path {named} read from {source}")
+        source = str(Path(source).expanduser().absolute())
+    elif not source.startswith("hf:"):
         source = str(_resolve(source, folder, file, "path", allow, notes))
     fmt = data.pop("format", None)
     name = data.pop("name", None)
@@ -103,6 +109,26 @@ def read_spec(file: Path, data: Any = None) -> Spec:
         if isinstance(data.get(key), str):
             data[key] = str(_resolve(data[key], folder, file, key, allow, notes))
     return Spec(file, source, str(fmt) if fmt else None, data, options, name, notes)
+
+
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def expand_variables(path: str, file: Path) -> tuple[str, str]:
+    """``path`` with each ``${NAME}`` replaced by the environment variable NAME, and the
+    names (empty when there were none). A spec whose data lives in a folder of the user's
+    (a download of a published repository) says ``path: ${KUMAR2025}``; the folder is then
+    the spec's one input. An unset variable is an error naming it."""
+    names = _VARIABLE.findall(path)
+    if not names:
+        return path, ""
+    missing = [n for n in names if not os.environ.get(n)]
+    if missing:
+        raise DatasetError(
+            f"{file}: path {path!r} needs the environment variable {missing[0]}: set it to the "
+            f"folder of the data (e.g. {missing[0]}=/path/to/folder inspect eval ...)"
+        )
+    return _VARIABLE.sub(lambda m: os.environ[m.group(1)], path), "${" + "}, ${".join(names) + "}"
 
 
 def _resolve(path: str, folder: Path, file: Path, key: str, allow: bool, notes: list[str]) -> Path:

@@ -1,0 +1,585 @@
+"""Raters (and published judges) in files of their own, joined to the dialogs by id.
+
+Annotation exports often come one file per annotator: ``expert1_ratings.csv``,
+``expert2_ratings.csv``, ... each with an id column (or several: ``sp_id`` + ``rp_id``)
+and one column per rated dimension. A ``format: raters`` spec names them::
+
+    format: raters
+    path: ${KUMAR2025}                 # the folder every file below is read from
+    dialogs:                           # optional: without it the corpus is ratings only
+      file: original_data/sample_epitome.csv
+      context: seeker_post             # or transcript: full_conversation (+ roles)
+      response: response_post
+    id: [sp_id, rp_id]                 # id column(s) of every file (composite ids too)
+    dimension: level_interpretations   # the rating column of every file
+    scale: [0, 2]
+    raters:                            # the people: the human rating is their aggregate
+      expert1: annotations/epitome/expert1_ratings.csv
+      expert2: annotations/epitome/expert2_ratings.csv
+    judges:                            # published judges: compared, never the reference
+      gpt-4o: {file: annotations/epitome/gpt_ratings.csv, id: sp_id}
+
+A file entry is a path, or a mapping with ``file`` and any of ``id`` (its own id
+columns: a part of the dialogs' id, such as ``sp_id`` alone, joins where it names one
+dialog), ``column`` (default ``dimension``), ``scale`` (judges: default the raters'),
+``sheet`` (``.xlsx``), ``read`` (``number``, ``json``: the cell holds a JSON object,
+``text``: the cell holds a judge's raw answer with a fenced JSON block) and
+``attribute`` (the key to take from the JSON object).
+
+Nothing is lost silently. Ids in a rating file that are not among the dialogs
+(``extra``), dialogs a file does not rate (``missing``), ids a partial key cannot
+place (``ambiguous``), repeated ids, and every cell that is not a number (``unreadable``)
+or lies outside the scale (``out of scale``) are counted per file, and each bad cell is
+named by file, row and column. A bad rater cell makes its dialog invalid (the load fails,
+or with ``on_invalid: skip`` leaves the dialog out, counted), unless the spec says
+``bad_cells: missing``: then the cell counts as a missing rating, and the notes list it.
+Ratings are never clipped onto the scale.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..dialogs import Turn, end_with_bot
+from ..errors import DatasetError
+from ._options import unescape_empathetic_dialogues
+from ._problems import OUT_OF_SCALE, LoadReport, Located, RecordProblem
+from ._ratings import Raters, parse_scale
+from ._roles import role_map
+
+UNREADABLE = "unreadable"
+OUTSIDE = "out of scale"
+READS = ("number", "json", "text")
+BAD_CELLS = ("fail", "missing")
+ID_SEPARATOR = "/"
+"""Joins the values of a composite id into a sample id: ``97keuy/e48xfwa``."""
+NOTE_LIMIT = 20
+"""Bad cells listed one by one in the notes (the rest are counted)."""
+
+_FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class BadCell:
+    """One cell that could not be used: file, spreadsheet row (header = row 1), column."""
+
+    file: str
+    row: int
+    column: str
+    kind: str
+    value: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: row {self.row}, column {self.column}: {self.detail}"
+
+
+@dataclass
+class Source:
+    """One rating file: a rater's or a published judge's."""
+
+    name: str
+    file: Path
+    id: tuple[str, ...]
+    column: str
+    scale: tuple[float, float]
+    read: str = "number"
+    attribute: str | None = None
+    sheet: str | None = None
+    judge: bool = False
+
+
+@dataclass
+class SourceReport:
+    """What joining one file found."""
+
+    name: str
+    file: str
+    rows: int = 0
+    joined: int = 0
+    missing: int = 0
+    extra: list[str] = field(default_factory=list)
+    ambiguous: list[str] = field(default_factory=list)
+    repeated: list[str] = field(default_factory=list)
+    empty: int = 0
+    bad: list[BadCell] = field(default_factory=list)
+
+    def line(self) -> str:
+        """One line for the load's notes."""
+        kinds = Counter(cell.kind for cell in self.bad)
+        parts = [f"{self.joined} of {self.rows} rows joined"]
+        if self.missing:
+            parts.append(f"{self.missing} dialog(s) not in this file (missing)")
+        if self.extra:
+            parts.append(
+                f"{len(self.extra)} id(s) not among the dialogs (extra: {_few(self.extra)})"
+            )
+        if self.ambiguous:
+            parts.append(f"{len(self.ambiguous)} partial id(s) naming several dialogs "
+                         f"(not joined: {_few(self.ambiguous)})")  # fmt: skip
+        if self.repeated:
+            parts.append(f"{len(self.repeated)} repeated id(s) (first row kept: "
+                         f"{_few(self.repeated)})")  # fmt: skip
+        if self.empty:
+            parts.append(f"{self.empty} empty cell(s)")
+        parts += [f"{n} {kind} cell(s)" for kind, n in sorted(kinds.items())]
+        return f"{self.name} ({self.file}): " + "; ".join(parts)
+
+
+def _few(items: Sequence[str], limit: int = 5) -> str:
+    return ", ".join(items[:limit]) + (
+        f" ... (+{len(items) - limit})" if len(items) > limit else ""
+    )
+
+
+@dataclass
+class RatedTable:
+    """Dialog ids, each rater's and judge's rating by id (raw, own scale), and the report."""
+
+    ids: list[str]
+    raters: dict[str, dict[str, float]]
+    judges: dict[str, dict[str, float]]
+    judge_bad: dict[str, dict[str, BadCell]]
+    """Per judge, the dialogs whose cell was bad (the judge answered, unusably)."""
+    rater_bad: dict[str, list[BadCell]]
+    """Per dialog id, the raters' bad cells."""
+    scale: tuple[float, float]
+    judge_scales: dict[str, tuple[float, float]]
+    sources: list[SourceReport]
+    dimension: str
+    aggregate: str = "median"
+    records: list[Located] = field(default_factory=list)
+
+    def notes(self) -> list[str]:
+        """The per-file lines and the first bad cells, for the load's notes."""
+        lines = [s.line() for s in self.sources]
+        bad = [cell for s in self.sources for cell in s.bad]
+        lines += [f"bad cell: {cell}" for cell in bad[:NOTE_LIMIT]]
+        if len(bad) > NOTE_LIMIT:
+            lines.append(f"... and {len(bad) - NOTE_LIMIT} more bad cell(s)")
+        return lines
+
+
+# --------------------------------------------------------------------------- spec
+
+
+def _columns(value: Any, where: str) -> tuple[str, ...]:
+    if isinstance(value, str) and value.strip():
+        return (value.strip(),)
+    if isinstance(value, list | tuple) and value and all(isinstance(v, str) for v in value):
+        return tuple(v.strip() for v in value)
+    raise DatasetError(f"{where}: id must be a column name or a list of them, not {value!r}")
+
+
+def _inside(root: Path, path: Any, where: str) -> Path:
+    if not isinstance(path, str) or not path.strip():
+        raise DatasetError(f"{where}: a file path is needed, not {path!r}")
+    candidate = root / Path(path).expanduser()
+    real, home = candidate.resolve(), root.resolve()
+    if not (real == home or real.is_relative_to(home)):
+        raise DatasetError(f"{where}: {path!r} reads {real}, outside the folder {home}")
+    if not candidate.is_file():
+        raise DatasetError(f"{where}: {candidate} is not a file")
+    return candidate
+
+
+def _sources(
+    root: Path, entries: Any, key: str, mapping: Mapping[str, Any], scale: tuple[float, float]
+) -> list[Source]:
+    if entries is None:
+        return []
+    if not isinstance(entries, Mapping) or not entries:
+        raise DatasetError(f"{key} must map each name to its file, not {entries!r}")
+    default_id = mapping.get("id")
+    dimension = mapping.get("dimension")
+    out = []
+    for name, entry in entries.items():
+        where = f"{key}.{name}"
+        entry = {"file": entry} if isinstance(entry, str) else entry
+        if not isinstance(entry, Mapping):
+            raise DatasetError(f"{where}: a file path or a mapping with 'file', not {entry!r}")
+        unknown = set(entry) - {"file", "id", "column", "scale", "read", "attribute", "sheet"}
+        if unknown:
+            raise DatasetError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+        column = entry.get("column", dimension)
+        if not isinstance(column, str) or not column:
+            raise DatasetError(f"{where}: name the rating column (column, or the spec's dimension)")
+        read = str(entry.get("read", "number"))
+        if read not in READS:
+            raise DatasetError(f"{where}: read must be one of {', '.join(READS)}, not {read!r}")
+        if read != "number" and not entry.get("attribute"):
+            raise DatasetError(f"{where}: read: {read} needs the attribute to take")
+        own = entry.get("scale")
+        out.append(
+            Source(
+                name=str(name),
+                file=_inside(root, entry.get("file"), where),
+                id=_columns(entry.get("id", default_id), where),
+                column=column,
+                scale=parse_scale(own, f"{where}.scale") if own is not None else scale,
+                read=read,
+                attribute=str(entry["attribute"]) if entry.get("attribute") else None,
+                sheet=str(entry["sheet"]) if entry.get("sheet") else None,
+                judge=key == "judges",
+            )
+        )
+    return out
+
+
+# --------------------------------------------------------------------------- files
+
+
+def read_rows(path: Path, sheet: str | None = None) -> tuple[list[str], list[list[Any]]]:
+    """(header, rows) of a CSV, TSV or XLSX file; cells as read (text, or numbers in XLSX)."""
+    suffix = path.suffix.lower()
+    if suffix in (".xlsx", ".xlsm"):
+        try:
+            import openpyxl
+        except ImportError as ex:
+            raise DatasetError(
+                f"{path}: reading .xlsx needs openpyxl (pip install openpyxl)"
+            ) from ex
+        try:
+            book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        except Exception as ex:  # noqa: BLE001 - any unreadable workbook is named
+            raise DatasetError(f"{path}: unreadable workbook: {ex}") from ex
+        try:
+            if sheet is not None and sheet not in book.sheetnames:
+                raise DatasetError(
+                    f"{path}: no sheet {sheet!r} (sheets: {', '.join(book.sheetnames)})"
+                )
+            rows = [list(r) for r in book[sheet or book.sheetnames[0]].iter_rows(values_only=True)]
+        finally:
+            book.close()
+        if not rows:
+            raise DatasetError(f"{path}: the sheet is empty")
+        header = ["" if v is None else str(v).strip() for v in rows[0]]
+        return header, rows[1:]
+    import csv
+
+    delimiter = "\t" if suffix == ".tsv" else ","
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as file:
+            table = list(csv.reader(file, delimiter=delimiter))
+    except (OSError, UnicodeDecodeError, csv.Error) as ex:
+        raise DatasetError(f"{path}: unreadable file: {ex}") from ex
+    if not table:
+        raise DatasetError(f"{path}: the file is empty")
+    return [h.strip() for h in table[0]], table[1:]
+
+
+def _index(header: list[str], names: Sequence[str], path: Path) -> list[int]:
+    missing = [n for n in names if n not in header]
+    if missing:
+        raise DatasetError(
+            f"{path}: no column {', '.join(map(repr, missing))} "
+            f"(columns: {', '.join(h for h in header if h)})"
+        )
+    return [header.index(n) for n in names]
+
+
+def _key(row: list[Any], columns: list[int]) -> tuple[str, ...] | None:
+    values = []
+    for c in columns:
+        cell = row[c] if c < len(row) else None
+        text = "" if cell is None else _id_text(cell)
+        if not text:
+            return None
+        values.append(text)
+    return tuple(values)
+
+
+def _id_text(cell: Any) -> str:
+    if isinstance(cell, float) and cell.is_integer():
+        return str(int(cell))  # an xlsx number id
+    return str(cell).strip()
+
+
+def read_cell(cell: Any, source: Source) -> float | None:
+    """The rating in one cell, None when empty; RecordProblem(kind, detail) when unusable.
+
+    Out-of-scale values raise with kind ``out of scale`` and are never clipped.
+    """
+    if cell is None or (isinstance(cell, str) and not cell.strip()):
+        return None
+    value: Any = cell
+    if source.read in ("json", "text"):
+        value = _attribute(cell, source)
+        if value is None:
+            return None
+    if isinstance(value, bool):
+        raise RecordProblem(UNREADABLE, f"{value!r} is not a number")
+    try:
+        number = float(value if isinstance(value, int | float) else str(value).strip())
+    except ValueError:
+        raise RecordProblem(UNREADABLE, f"{_short(value)!r} is not a number") from None
+    if not math.isfinite(number):
+        raise RecordProblem(UNREADABLE, f"{_short(value)!r} is not a finite number")
+    low, high = source.scale
+    if number < low or number > high:
+        raise RecordProblem(OUTSIDE, f"{number:g} is outside the scale {low:g}-{high:g}")
+    return number
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = str(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _attribute(cell: Any, source: Source) -> Any:
+    text = str(cell)
+    if source.read == "text":
+        fenced = _FENCE.search(text)
+        if fenced is not None:
+            text = fenced.group(1)
+        elif "{" in text and "}" in text:
+            text = text[text.index("{") : text.rindex("}") + 1]
+        else:
+            raise RecordProblem(UNREADABLE, f"no JSON block in the text {_short(cell)!r}")
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        raise RecordProblem(UNREADABLE, f"bad JSON {_short(text)!r}") from None
+    if not isinstance(data, dict):
+        raise RecordProblem(UNREADABLE, f"the JSON is not an object: {_short(text)!r}")
+    if source.attribute not in data:
+        raise RecordProblem(
+            UNREADABLE, f"no attribute {source.attribute!r} (keys: {', '.join(map(str, data))})"
+        )
+    return data[source.attribute]
+
+
+# --------------------------------------------------------------------------- join
+
+
+def _read_source(
+    source: Source, keys: dict[tuple[str, ...], str] | None, dialog_id: tuple[str, ...] | None
+) -> tuple[dict[str, float], dict[str, BadCell], SourceReport]:
+    """A file's ratings by dialog id, its bad cells by dialog id, and its report.
+
+    ``keys`` maps the dialogs' full keys to ids (None: ratings only, every id is taken).
+    """
+    header, rows = read_rows(source.file, source.sheet)
+    id_cols = _index(header, source.id, source.file)
+    (value_col,) = _index(header, [source.column], source.file)
+    report = SourceReport(source.name, source.file.name, rows=len(rows))
+    lookup: dict[tuple[str, ...], str | None] = {}
+    if keys is not None and dialog_id is not None:
+        if not set(source.id) <= set(dialog_id):
+            raise DatasetError(
+                f"{source.file}: id {list(source.id)} is not part of the dialogs' id "
+                f"{list(dialog_id)}"
+            )
+        positions = [dialog_id.index(c) for c in source.id]
+        for key, sid in keys.items():
+            part = tuple(key[p] for p in positions)
+            lookup[part] = None if part in lookup else sid  # None: names several dialogs
+    values: dict[str, float] = {}
+    bad: dict[str, BadCell] = {}
+    seen: set[str] = set()
+    for number, row in enumerate(rows, start=2):
+        if not any(c is not None and str(c).strip() for c in row):
+            report.rows -= 1
+            continue
+        key = _key(row, id_cols)
+        if key is None:
+            report.bad.append(BadCell(source.file.name, number, "/".join(source.id), UNREADABLE,
+                                      "", "empty id"))  # fmt: skip
+            continue
+        shown = ID_SEPARATOR.join(key)
+        if keys is None:
+            sid: str | None = shown
+        elif key not in lookup:
+            report.extra.append(shown)
+            continue
+        else:
+            sid = lookup[key]
+            if sid is None:
+                report.ambiguous.append(shown)
+                continue
+        if sid in seen:
+            report.repeated.append(shown)
+            continue
+        seen.add(sid)
+        report.joined += 1
+        cell = row[value_col] if value_col < len(row) else None
+        try:
+            value = read_cell(cell, source)
+        except RecordProblem as ex:
+            found = BadCell(
+                source.file.name, number, source.column, ex.kind, _short(cell), ex.detail
+            )
+            report.bad.append(found)
+            bad[sid] = found
+            continue
+        if value is None:
+            report.empty += 1
+            continue
+        values[sid] = value
+    if keys is not None:
+        report.missing = len(set(keys.values()) - seen)
+    return values, bad, report
+
+
+def _dialog_records(
+    root: Path, spec: Mapping[str, Any], id_cols: tuple[str, ...], report: LoadReport
+) -> tuple[dict[tuple[str, ...], str], dict[str, tuple[str, list[Turn], dict[str, Any]]]]:
+    """The dialogs file: full keys -> sample ids, and each id's (where, turns, metadata)."""
+    if not isinstance(spec, Mapping) or "file" not in spec:
+        raise DatasetError(f"dialogs must be a mapping with 'file', not {spec!r}")
+    path = _inside(root, spec["file"], "dialogs")
+    header, rows = read_rows(path, spec.get("sheet"))
+    id_index = _index(header, _columns(spec.get("id", id_cols), "dialogs"), path)
+    roles = role_map(spec.get("roles"))
+    unescape = spec.get("unescape") == "empathetic_dialogues"
+    cut = spec.get("trailing_user") == "cut"
+    if "transcript" in spec:
+        text_cols = _index(header, [spec["transcript"]], path)
+    else:
+        text_cols = _index(
+            header, [spec.get("context", "context"), spec.get("response", "response")], path
+        )
+    keys: dict[tuple[str, ...], str] = {}
+    dialogs: dict[str, tuple[str, list[Turn], dict[str, Any]]] = {}
+    from ._transcript import parse_transcript
+
+    for number, row in enumerate(rows, start=2):
+        where = f"{path}: row {number}"
+        key = _key(row, id_index)
+        if key is None:
+            if any(c is not None and str(c).strip() for c in row):
+                report.problem(where, "missing field", "empty id cell")
+            continue
+        sid = ID_SEPARATOR.join(key)
+        if key in keys:
+            report.exclude("repeated dialog rows (the first row of an id is kept)")
+            continue
+        keys[key] = sid
+        texts = [str(row[c]) if c < len(row) and row[c] is not None else "" for c in text_cols]
+        if unescape:
+            texts = [unescape_empathetic_dialogues(t) for t in texts]
+        try:
+            if len(texts) == 1:
+                turns = parse_transcript(texts[0], roles)
+            else:
+                turns = [Turn("user", texts[0].strip()), Turn("bot", texts[1].strip())]
+                turns = [t for t in turns if t.content]
+            cut_count = end_with_bot(turns, cut)
+        except RecordProblem as ex:
+            report.problem(where, ex.kind, ex.detail)
+            continue
+        metadata: dict[str, Any] = dict(zip(id_cols, key, strict=False))
+        if cut_count:
+            metadata["trailing_user_turns_cut"] = cut_count
+            report.adjust("trailing user turns cut")
+        dialogs[sid] = (where, turns, metadata)
+    return keys, dialogs
+
+
+def read_rated(
+    root: Path | str, mapping: Mapping[str, Any], report: LoadReport | None = None
+) -> RatedTable:
+    """Join the dialogs (if any), the raters' files and the judges' files of a spec."""
+    root = Path(root)
+    report = report or LoadReport(str(root), "raters")
+    known = {"dialogs", "id", "dimension", "dimensions", "scale", "raters", "judges",
+             "rater_aggregate", "bad_cells", "reproduce", "unit", "responder"}  # fmt: skip
+    unknown = set(mapping) - known
+    if unknown:
+        raise DatasetError(f"format raters does not take {', '.join(sorted(unknown))} "
+                           f"(keys: {', '.join(sorted(known))})")  # fmt: skip
+    if not root.is_dir():
+        raise DatasetError(f"{root}: format raters reads its files from a folder: path must be one")
+    if mapping.get("id") is None:
+        raise DatasetError("format raters needs id: the id column(s) of the rating files")
+    id_cols = _columns(mapping["id"], "id")
+    scale = parse_scale(mapping.get("scale", [1, 5]))
+    aggregate = str(mapping.get("rater_aggregate") or "median")
+    if aggregate not in ("median", "mean"):
+        raise DatasetError(f"rater_aggregate must be 'median' or 'mean', not {aggregate!r}")
+    bad_cells = str(mapping.get("bad_cells", "fail"))
+    if bad_cells not in BAD_CELLS:
+        raise DatasetError(f"bad_cells must be one of {', '.join(BAD_CELLS)}, not {bad_cells!r}")
+    raters = _sources(root, mapping.get("raters"), "raters", mapping, scale)
+    judges = _sources(root, mapping.get("judges"), "judges", mapping, scale)
+    if not raters and not judges:
+        raise DatasetError("format raters needs raters (and/or judges): name their files")
+    keys: dict[tuple[str, ...], str] | None = None
+    dialogs: dict[str, tuple[str, list[Turn], dict[str, Any]]] = {}
+    if mapping.get("dialogs") is not None:
+        keys, dialogs = _dialog_records(root, mapping["dialogs"], id_cols, report)
+    table = RatedTable([], {}, {}, {}, {}, scale, {}, [], str(mapping.get("dimension") or ""),
+                       aggregate)  # fmt: skip
+    ids: dict[str, None] = dict.fromkeys(keys.values()) if keys is not None else {}
+    for source in raters + judges:
+        values, bad, sreport = _read_source(source, keys, id_cols if keys is not None else None)
+        table.sources.append(sreport)
+        if source.judge:
+            table.judges[source.name] = values
+            table.judge_bad[source.name] = bad
+            table.judge_scales[source.name] = source.scale
+        else:
+            table.raters[source.name] = values
+            for sid, cell in bad.items():
+                table.rater_bad.setdefault(sid, []).append(cell)
+            if keys is None:
+                ids.update(dict.fromkeys([*values, *bad]))
+    if keys is None and not raters:
+        for values in table.judges.values():
+            ids.update(dict.fromkeys(values))
+    table.ids = list(ids)
+    if keys is not None:
+        table.records = list(_records(table, dialogs, bad_cells, report))
+    return table
+
+
+def _records(
+    table: RatedTable,
+    dialogs: Mapping[str, tuple[str, list[Turn], dict[str, Any]]],
+    bad_cells: str,
+    report: LoadReport,
+) -> Iterator[Located]:
+    from ..dialogs import DialogRecord
+
+    raters = Raters(tuple(table.raters), table.aggregate) if table.raters else None
+    for sid, (where, turns, metadata) in dialogs.items():
+        bad = table.rater_bad.get(sid, [])
+        if bad and bad_cells == "fail":
+            for cell in bad:
+                kind = OUT_OF_SCALE if cell.kind == OUTSIDE else "rating not numeric"
+                report.problem(f"{cell.file}: row {cell.row}, column {cell.column}", kind,
+                               f"dialog {sid}: rater file {cell.detail}")  # fmt: skip
+            continue
+        rating = None
+        metadata = dict(metadata)
+        if table.dimension:
+            metadata["dimension"] = table.dimension
+        if raters is not None:
+            values = {name: table.raters[name].get(sid) for name in raters.names}
+            rating, present, missing = raters.combine(values, table.scale)
+            if present:
+                metadata["human_ratings"] = present
+            if missing:
+                metadata["raters_missing"] = missing
+                report.adjust("dialogs with some raters missing")
+        yield where, DialogRecord(sid, list(turns), rating, table.scale, metadata)
+
+
+def load_raters(path: Path, report: LoadReport, **mapping: Any) -> Iterator[Located]:
+    """The ``raters`` format's loader: the dialogs with their raters' ratings joined by id."""
+    if mapping.get("dialogs") is None:
+        raise DatasetError(
+            "this spec has ratings only (no dialogs: the texts are not public): compare its "
+            "published judges with `inspect-empathy compare --published SPEC`"
+        )
+    table = read_rated(path, mapping, report)
+    for note in table.notes():
+        report.note(note)
+    yield from table.records
