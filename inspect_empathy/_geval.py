@@ -46,6 +46,9 @@ LOW_MASS = 0.5
 MIN_PARSED = 0.5
 """Default minimum share of the requested completions that must hold a valid score."""
 _MAX_LOGPROB = 1e-3
+SAMPLING_KEY = "empathy_sampling"
+"""ModelOutput metadata of a sequential draw (`_judge_call.draw_sequentially`): answers
+drawn, calls, the posterior SD of the weighted score, why drawing stopped."""
 
 
 @dataclass
@@ -326,34 +329,55 @@ def _dropped_at(tokens: list[Logprob], text: str, match: ScoreMatch) -> bool:
     return False
 
 
-def judge_samples(
-    choices: list[ChatCompletionChoice], cot: bool, n: int, min_parsed: float = MIN_PARSED
-) -> Judgement:
-    """G-Eval score estimated from n sampled completions: the mean of parsed scores.
-
-    Unscored when fewer than ``min_parsed`` of the ``n`` requested completions hold a
-    valid score; a score from fewer than all ``n`` is marked ``partial``.
-    """
-    texts = [choice_text(c) for c in choices[:n]]
+def _read_samples(choices: list[ChatCompletionChoice], cot: bool) -> tuple[list[int], list[str]]:
+    """The valid scores of sampled completions, and why the others hold none."""
     parsed: list[int] = []
     failures: list[str] = []
-    for choice, text in zip(choices[:n], texts, strict=True):
+    for choice in choices:
         problem = too_long_reason(choice) or refusal_reason(choice) or cut_off_reason(choice, cot)
         if problem:
             failures.append(problem)
             continue
         try:
-            match = parse_score(text, cot)
+            match = parse_score(choice_text(choice), cot)
             cut_verdict(choice, match)
             parsed.append(match.score)
         except ScoreParseError as ex:
             failures.append(str(ex))
+    return parsed, failures
+
+
+def sampled_scores(choices: list[ChatCompletionChoice], cot: bool) -> list[int]:
+    """The valid scores among sampled completions (as `judge_samples` reads them)."""
+    return _read_samples(choices, cot)[0]
+
+
+def judge_samples(
+    choices: list[ChatCompletionChoice],
+    cot: bool,
+    n: int,
+    min_parsed: float = MIN_PARSED,
+    sampling: dict[str, Any] | None = None,
+) -> Judgement:
+    """G-Eval score estimated from n sampled completions: the mean of parsed scores.
+
+    Unscored when fewer than ``min_parsed`` of the ``n`` requested completions hold a
+    valid score; a score from fewer than all ``n`` is marked ``partial``. ``sampling``:
+    a sequential draw stopped by its rule (``drawn`` answers, their ``posterior_sd``):
+    ``n`` is then the number drawn, and the draw is recorded in the details.
+    """
+    if sampling is not None:
+        n = min(n, int(sampling.get("drawn", n)))
+    texts = [choice_text(c) for c in choices[:n]]
+    parsed, failures = _read_samples(choices[:n], cot)
     details: dict[str, Any] = {
         "n_requested": n,
         "n_received": len(texts),
         "n_parsed": len(parsed),
         "scores": parsed,
     }
+    if sampling is not None:
+        details["sequential"] = dict(sampling)
     if failures:
         details["parse_failures"] = failures
     if len(parsed) < n:
@@ -399,7 +423,8 @@ def judge_output(
         reason = output.error or "the judge returned no completion"
         return Judgement(None, method, "", reason=reason)
     if method == "samples":
-        return judge_samples(choices, cot, completions, min_parsed)
+        sampling = (output.metadata or {}).get(SAMPLING_KEY)
+        return judge_samples(choices, cot, completions, min_parsed, sampling)
     choice = choices[0]
     text = choice_text(choice)
     problem = too_long_reason(choice) or refusal_reason(choice) or cut_off_reason(choice, cot)

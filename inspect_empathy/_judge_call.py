@@ -12,13 +12,14 @@ reason says.
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 from typing import Any
 
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput
 from inspect_ai.util import collect
 
-from ._geval import Method, add_usage, method_config
+from ._geval import SAMPLING_KEY, Method, add_usage, method_config, sampled_scores
 from ._providers import (
     THINKING_ROOM,
     JudgeTraits,
@@ -27,10 +28,33 @@ from ._providers import (
     learn_refusal,
     refused_option,
 )
+from ._score_text import SCORES
 
 logger = logging.getLogger(__name__)
 
 _QUIET_KEYS = ("reasoning_effort", "reasoning_tokens")
+
+PRECISION = 0.15
+"""Default target of sequential sampling: the posterior standard deviation of the weighted
+score (points on the 1-5 scale) at which drawing stops. Chosen with benchmarks/sequential.py:
+on a mix of mostly peaked judges it needs a third of fixed-20's calls, at an RMSE of about
+0.12 against fixed-20's 0.076 (docs/performance.md)."""
+PRIOR = 0.02
+"""Dirichlet prior weight on each of the five levels (0.1 in all): the posterior of a judge
+that always says the same level narrows below `PRECISION` after five answers."""
+FIRST_ROUND = 3
+"""Answers drawn before the rule is first checked, where the service returns one a call."""
+
+
+def posterior_sd(scores: list[int], prior: float = PRIOR) -> float:
+    """Posterior standard deviation of the weighted score sum p(k) k, under a symmetric
+    Dirichlet(``prior``) on the five levels updated with the answers ``scores``:
+    Var = Var_p̄(k) / (a0 + n + 1), with p̄ the posterior mean and a0 the prior's total."""
+    counts = [scores.count(k) + prior for k in SCORES]
+    total = sum(counts)
+    mean = sum(k * c for k, c in zip(SCORES, counts, strict=True)) / total
+    spread = sum((k - mean) ** 2 * c for k, c in zip(SCORES, counts, strict=True)) / total
+    return math.sqrt(spread / (total + 1))
 
 
 @dataclass(frozen=True)
@@ -53,9 +77,17 @@ class JudgeRequest:
     """Why logprobs are not asked for, where they are not."""
     unanswerable: str | None
     """Why no call is made at all (``logprobs`` asked of a judge that has none)."""
+    precision: float
+    """``samples`` on a service that takes fewer than ``completions`` a call: stop drawing
+    once the posterior SD of the weighted score is at most this (0: draw them all)."""
     notes: tuple[str, ...]
     """What was chosen for this judge, and why (said once in the terminal)."""
     traits: JudgeTraits
+
+    @property
+    def sequential(self) -> bool:
+        """Answers are drawn in rounds until precise enough (`draw_sequentially`)."""
+        return self.method == "samples" and self.precision > 0 and self.per_call < self.completions
 
     def asks(self, option: Option) -> bool:
         """Whether this request uses ``option`` the way a refusal of it objects to."""
@@ -67,14 +99,14 @@ class JudgeRequest:
 
 
 def judge_request(
-    model: Model, method: Method, completions: int, cot: bool
+    model: Model, method: Method, completions: int, cot: bool, precision: float = PRECISION
 ) -> JudgeRequest:
     """The request for ``model`` (memoised per model, method and what it refused)."""
     traits = judge_traits(model)
-    key = (id(model), method, completions, cot, traits)
+    key = (id(model), method, completions, cot, precision, traits)
     request = _requests.get(key)
     if request is None:
-        request = plan_request(traits, method, completions, cot, model.config)
+        request = plan_request(traits, method, completions, cot, model.config, precision)
         _requests[key] = request
     return request
 
@@ -88,6 +120,7 @@ def plan_request(
     completions: int,
     cot: bool,
     explicit: GenerateConfig,
+    precision: float = PRECISION,
 ) -> JudgeRequest:
     """Fit a method's settings to what a service accepts; ``explicit`` (the user's own
     settings) wins, except an output bound below the service's minimum."""
@@ -102,12 +135,17 @@ def plan_request(
         fields.pop("top_logprobs", None)
         if method == "auto":
             reads = "parse"
-            notes.append(f"method auto reads the whole number: {no_logprobs}")
+            notes.append(
+                f"method auto reads the whole number: {no_logprobs} (-T method=samples gives "
+                f"the weighted score from sampled answers: {SEQUENTIAL_COST})"
+            )
         else:
             unanswerable = (
                 f"{no_logprobs}: method=logprobs cannot score it (method=auto parses its "
                 "answers, method=samples estimates the distribution)"
             )
+    if traits.max_top_logprobs is not None and "top_logprobs" in fields:
+        fields["top_logprobs"] = min(fields["top_logprobs"], traits.max_top_logprobs)
     per_call = 1
     if method == "samples":
         per_call = min(completions, traits.max_choices or completions)
@@ -116,11 +154,19 @@ def plan_request(
         else:
             fields.pop("num_choices", None)
         if per_call < completions:
-            calls = -(-completions // per_call)
-            notes.append(
-                f"{completions} completions in {calls} calls of at most {per_call} "
-                f"({traits.service} takes {'no n' if per_call == 1 else f'n <= {per_call}'})"
-            )
+            takes = "no n" if per_call == 1 else f"n <= {per_call}"
+            if precision > 0:
+                notes.append(
+                    f"up to {completions} completions, {per_call} a call ({traits.service} "
+                    f"takes {takes}), drawn until the weighted score's posterior SD is at most "
+                    f"{precision:g} (-T precision=0 draws all {completions})"
+                )
+            else:
+                calls = -(-completions // per_call)
+                notes.append(
+                    f"{completions} completions in {calls} calls of at most {per_call} "
+                    f"({traits.service} takes {takes})"
+                )
     if traits.thinking != "none" and not any(k in user for k in _QUIET_KEYS):
         fields.update(traits.quiet)
         if traits.quiet:
@@ -154,6 +200,7 @@ def plan_request(
         bound=bound,
         no_logprobs=no_logprobs,
         unanswerable=unanswerable,
+        precision=precision,
         notes=tuple(notes),
         traits=traits,
     )
@@ -177,6 +224,7 @@ async def ask_judge(
     method: Method,
     completions: int,
     cot: bool,
+    precision: float = PRECISION,
 ) -> tuple[ModelOutput, JudgeRequest]:
     """Ask ``model`` for its rating as its service accepts it.
 
@@ -185,11 +233,13 @@ async def ask_judge(
     again without it; any other error is raised as it came.
     """
     while True:
-        request = judge_request(model, method, completions, cot)
+        request = judge_request(model, method, completions, cot, precision)
         announce(model, request)
         if request.unanswerable:
             return ModelOutput(model=str(model), choices=[], error=request.unanswerable), request
         try:
+            if request.sequential:
+                return await draw_sequentially(model, prompt, request), request
             output = await _generate(model, prompt, request.config, request.bound)
             if method == "samples" and output.choices and len(output.choices) < completions:
                 output = await complete_choices(model, prompt, output, request)
@@ -204,8 +254,70 @@ async def ask_judge(
                     f"empathy judge {model}: the service refused {option} ({message}); "
                     "asking without it from now on"
                 )
-            elif judge_request(model, method, completions, cot) == request:
+            elif judge_request(model, method, completions, cot, precision) == request:
                 raise
+
+
+def round_sizes(drawn: int, per_call: int, completions: int) -> list[int]:
+    """The calls of the next round of a sequential draw, as answers per call: one call of
+    as many as the service takes, or single calls (`FIRST_ROUND` at once, then two)."""
+    missing = completions - drawn
+    if per_call > 1:
+        return [min(per_call, missing)]
+    return [1] * min(FIRST_ROUND if drawn == 0 else 2, missing)
+
+
+async def draw_sequentially(
+    model: Model, prompt: list[ChatMessage], request: JudgeRequest
+) -> ModelOutput:
+    """Draw answers in rounds (as many a call as the service takes; `FIRST_ROUND` single
+    calls at once, then two, where it takes one) until the posterior SD of the weighted
+    score (`posterior_sd` of the valid scores so far) is at most the request's precision,
+    or ``completions`` answers were drawn. The output holds every answer drawn, their
+    usage summed, and `SAMPLING_KEY` metadata (answers, calls, posterior SD, why it stopped)."""
+    choices: list[Any] = []
+    usage = None
+    calls = 0
+    seed = request.config.seed
+    output: ModelOutput | None = None
+    sd = float("inf")
+    while len(choices) < request.completions:
+        sizes = round_sizes(len(choices), request.per_call, request.completions)
+        configs = []
+        for size in sizes:
+            calls += 1
+            update: dict[str, Any] = {"num_choices": size if size > 1 else None}
+            if seed is not None:
+                update["seed"] = seed + calls - 1
+            configs.append(request.config.model_copy(update=update))
+        outputs = await collect(
+            *[_generate(model, prompt, c, request.bound, single=True) for c in configs]
+        )
+        output = output or outputs[0]
+        added = [choice for more in outputs for choice in more.choices]
+        for more in outputs:
+            usage = add_usage(usage, more.usage)
+        if not added:
+            break
+        choices.extend(added)
+        scores = sampled_scores(choices, request.cot)
+        sd = posterior_sd(scores) if scores else float("inf")
+        if sd <= request.precision:
+            break
+    assert output is not None
+    stopped = "precision" if sd <= request.precision else "ceiling"
+    sampling = {"drawn": len(choices), "calls": calls, "posterior_sd": round(sd, 4),
+                "stopped": stopped}  # fmt: skip
+    metadata = {**(output.metadata or {}), SAMPLING_KEY: sampling}
+    return output.model_copy(update={"choices": choices, "usage": usage, "metadata": metadata})
+
+
+SEQUENTIAL_COST = (
+    "about 6.5 calls per dialog on a service without n, at the default -T precision=0.15 "
+    "(benchmarks/results/sequential.json)"
+)
+"""What ``method=samples`` costs on a service without ``n``, as benchmarks/sequential.py
+measured it (quoted where ``auto`` announces its fallback)."""
 
 
 async def complete_choices(

@@ -44,6 +44,8 @@ class JudgeTraits:
     """False where the service (or Inspect's mapping of it) reports ``stop`` for cut answers."""
     omits_certain_logprobs: bool = False
     """The service leaves out a logprob of 0 (p = 1) and Inspect then drops that token."""
+    max_top_logprobs: int | None = None
+    """Most top logprobs a position may ask for (None: the 20 the method asks for)."""
     sources: tuple[str, ...] = ()
 
 
@@ -89,6 +91,12 @@ _MISTRAL = (
 _TOGETHER = (
     "inspect_ai/model/_providers/together.py (Together's native logprobs: the chosen "
     "token only, bytes = Unicode code points)"
+)
+_GROK = (
+    "inspect_ai/model/_providers/grok.py (xai_sdk over gRPC: chat.sample() sends n=1; "
+    "xai_sdk documents top_logprobs 0-8); https://docs.x.ai/docs/guides/reasoning (grok-3-mini "
+    "and grok-4 reason, and grok-4 refuses reasoning_effort); reasoning counts against "
+    "max_tokens (evalstate/fast-agent#276)"
 )
 _SELF_HOSTED = "OpenAI-compatible servers (vLLM, llama.cpp, Ollama): logprobs and n as OpenAI's"
 
@@ -157,6 +165,8 @@ _BY_API: dict[str, JudgeTraits] = {
     "GroqAPI": JudgeTraits("Groq", False, 1, sources=(_GROQ,)),
     "MistralAPI": JudgeTraits("Mistral", False, stop_reason_trusted=False, sources=(_MISTRAL,)),
     "TogetherAIAPI": JudgeTraits("Together", None, sources=(_TOGETHER,)),
+    "GrokAPI": JudgeTraits("Grok", None, 1, thinking="always", max_top_logprobs=8,
+                           sources=(_GROK,)),  # fmt: skip
     "VLLMAPI": JudgeTraits("vLLM", True, sources=(_SELF_HOSTED,)),
     "OllamaAPI": JudgeTraits("Ollama", None, sources=(_SELF_HOSTED,)),
     "LlamaCppPythonAPI": JudgeTraits("llama.cpp", None, sources=(_SELF_HOSTED,)),
@@ -261,17 +271,25 @@ def refused_option(ex: BaseException) -> tuple[Option, str] | None:
     """
     for error in _chain(ex):
         status = getattr(error, "status_code", None) or getattr(error, "code", None)
+        if callable(status):  # grpc.RpcError (xai_sdk): code() is a grpc.StatusCode
+            status = _GRPC_STATUS.get(getattr(status(), "name", ""))
         if not isinstance(status, int):
             status = getattr(getattr(error, "response", None), "status_code", None)
         if status not in (400, 403, 422):
             continue
         message = getattr(error, "provider_message", None) or getattr(error, "message", None)
+        if message is None and callable(getattr(error, "details", None)):
+            message = error.details()  # type: ignore[attr-defined]
         message = str(message or error)
         for option, pattern in _REFUSALS:
             # 403 only for logprobs: OpenAI answers o-series "not allowed to request logprobs"
             if (status != 403 or option == "logprobs") and pattern.search(message):
                 return option, " ".join(message.split())[:300]
     return None
+
+
+_GRPC_STATUS = {"INVALID_ARGUMENT": 400, "OUT_OF_RANGE": 400, "PERMISSION_DENIED": 403}
+"""gRPC status codes as the HTTP statuses of a refused request (xai_sdk raises them)."""
 
 
 def _chain(ex: BaseException) -> list[BaseException]:

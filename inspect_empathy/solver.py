@@ -17,7 +17,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ._compat import PrerequisiteError
 from ._geval import DEFAULT_COMPLETIONS, Method
-from ._judge_call import ask_judge
+from ._judge_call import PRECISION, ask_judge
 from ._rubric import render_dialog, render_prompt, turns_from_messages
 from .dialogs import JUDGE_PROMPT_KEY, RENDER_NOTES_KEY, TRANSCRIPT_KEY, ends_with_bot
 from .scorer import missing_grader_message
@@ -56,7 +56,10 @@ def empathy_prompt(cot: bool = False) -> Solver:
 
 @solver
 def judge_generate(
-    method: Method = "auto", completions: int = DEFAULT_COMPLETIONS, cot: bool = False
+    method: Method = "auto",
+    completions: int = DEFAULT_COMPLETIONS,
+    cot: bool = False,
+    precision: float = PRECISION,
 ) -> Solver:
     """Judge mode's ``generate()``: ask the judge as its service accepts, and keep a judge
     that answered as final.
@@ -75,7 +78,9 @@ def judge_generate(
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         model = get_model()
         try:
-            output, _ = await ask_judge(model, state.messages, method, completions, cot)
+            output, _ = await ask_judge(
+                model, state.messages, method, completions, cot, precision
+            )
         except (IndexError, AttributeError) as ex:
             if not answered_without_completion(ex):
                 raise

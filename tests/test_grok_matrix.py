@@ -1,9 +1,8 @@
 """Grok judges through Inspect's own ``grok/`` provider and the real ``xai_sdk`` (gRPC), against
 the fake xAI Chat service of tests/fake_grok.py: the provider matrix's rows for Grok.
 
-Inspect's provider class is ``GrokAPI``. Until inspect_empathy/_providers.py knows it, these tests
-add the entry proposed for its ``_BY_API`` table (`PROPOSED`) for their own duration; once the
-table has a ``GrokAPI`` entry, the table's own is tested instead.
+Inspect's provider class is ``GrokAPI``; the tests use inspect_empathy/_providers.py's entry
+for it, and two remove it to show why it is there.
 """
 
 from __future__ import annotations
@@ -29,26 +28,11 @@ pytestmark = pytest.mark.usefixtures("quick_backoff")
 grok_session_server = fake_grok.grok_session_server
 grok_server = fake_grok.grok_server
 
-_GROK = (
-    "inspect_ai/model/_providers/grok.py (xai_sdk over gRPC: chat.sample() sends n=1 and "
-    "num_choices is never sent; logprobs and top_logprobs are passed on, xai_sdk documents "
-    "top_logprobs 0-8); https://docs.x.ai/docs/guides/reasoning (grok-3-mini and grok-4 "
-    "reason; reasoning_effort refused by grok-3 and grok-4); reasoning counts against "
-    "max_tokens (evalstate/fast-agent#276)"
-)
-PROPOSED = JudgeTraits("Grok", None, 1, thinking="always", sources=(_GROK,))
-"""The entry proposed for ``_BY_API["GrokAPI"]``: logprobs asked for (grok-3 gives them, a
-reasoning Grok answers without); one completion a call; room for reasoning that cannot be
-turned off (grok-4 takes no ``reasoning_effort``, so nothing is sent to keep it short)."""
-
-
 @pytest.fixture
 def grok_traits(monkeypatch: pytest.MonkeyPatch) -> JudgeTraits:
-    """The table's Grok entry, or `PROPOSED` while the table has none; traits learnt fresh."""
+    """The table's Grok entry, with traits and refusals learnt fresh."""
     monkeypatch.setattr(_providers, "_traits", {})
     monkeypatch.setattr(_providers, "_learned", {})
-    if "GrokAPI" not in _providers._BY_API:
-        monkeypatch.setitem(_providers._BY_API, "GrokAPI", PROPOSED)
     return _providers._BY_API["GrokAPI"]
 
 
@@ -134,13 +118,6 @@ def test_grok_samples_are_asked_one_completion_a_call(
     assert not grok_server.refused()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="inspect_empathy._providers.refused_option reads HTTP statuses only: the cause of "
-    "Inspect's ModelGenerateError here is grpc's AioRpcError, whose code() is a method "
-    "returning grpc.StatusCode.INVALID_ARGUMENT and whose message is details(); the sample "
-    "errors instead of the refusal being learnt",
-)
 def test_grok_refusing_logprobs_is_learnt(
     grok_server: Any, grok_traits: JudgeTraits, tmp_path: Path
 ) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -196,7 +197,7 @@ def test_samples_split_into_calls_each_service_accepts(
     completions = 10
     [log] = eval(
         empathy(dataset=str(dialogs(tmp_path / "d.jsonl", (4,))), method="samples",
-                completions=completions),
+                completions=completions, precision=0),
         model=model, log_dir=str(tmp_path / "logs"), display="none", max_retries=0,
         fail_on_error=False,
     )  # fmt: skip
@@ -228,7 +229,7 @@ def test_unknown_service_that_refuses_n_is_asked_one_at_a_time(
     )  # fmt: skip
     [log] = eval(
         empathy(dataset=str(dialogs(tmp_path / "d.jsonl", (4,))), method="samples",
-                completions=4),
+                completions=4, precision=0),
         model="openai-api/unknownhost/judge", model_base_url=openai_server.url,
         log_dir=str(tmp_path / "logs"), display="none", max_retries=0,
     )  # fmt: skip
@@ -280,3 +281,47 @@ def test_response_mode_and_own_task_with_a_gemini_2_5_grader(
     value, method, _ = outcomes(own)["own"]
     assert (value, method) == (3.0, "parse")
     sent_no_logprobs([r.body for r in google_server.requests])
+
+
+def alternating(texts: list[str]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """An Anthropic judge whose successive answers cycle through ``texts``."""
+    calls = {"n": 0}
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        text = texts[calls["n"] % len(texts)]
+        calls["n"] += 1
+        return {
+            "id": "msg", "type": "message", "role": "assistant", "model": body["model"],
+            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+            "stop_sequence": None, "usage": {"input_tokens": 100, "output_tokens": 1},
+        }  # fmt: skip
+
+    return respond
+
+
+@pytest.mark.parametrize(
+    ("answers", "most_calls", "least_calls"),
+    [(["4"], 5, 5), (["3", "4"], 20, 9)],
+    ids=["always-4", "split-3-4"],
+)
+def test_sequential_sampling_stops_when_precise_enough(
+    answers: list[str], most_calls: int, least_calls: int, anthropic_server: Any, tmp_path: Path
+) -> None:
+    """On a service without n: a judge that always says 4 is settled in a few calls; one
+    split between 3 and 4 gets enough draws to tell (posterior SD <= 0.15, or all 20)."""
+    from fake_servers import Reply
+
+    anthropic_server.script(Reply(respond=alternating(answers)))
+    [log] = eval(
+        empathy(dataset=str(dialogs(tmp_path / "d.jsonl", (4,))), method="samples"),
+        model="anthropic/claude-sonnet-4-5", log_dir=str(tmp_path / "logs"), display="none",
+        max_retries=0,
+    )  # fmt: skip
+    value, method, metadata = outcomes(log)["d4"]
+    calls = anthropic_server.count()
+    assert least_calls <= calls <= most_calls, calls
+    sequential = metadata["sequential"]
+    assert sequential["drawn"] == calls == metadata["n_parsed"]
+    assert value == pytest.approx(statistics.fmean(metadata["scores"]))
+    if sequential["stopped"] == "precision":
+        assert sequential["posterior_sd"] <= 0.15
