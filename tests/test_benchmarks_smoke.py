@@ -135,3 +135,13 @@ def test_startup_alternates_the_cases_and_names_heavy_modules(tmp_path: Path) ->
     assert all(r["wall_s"] > 0 and r["cpu_s"] > 0 for r in result["runs"])
     assert result["plugin"]["heavy_modules_after_plugin_import"] == []
     assert result["settings"]["plugin_from"].startswith(str(ROOT))
+
+
+def test_sequential_compares_the_rule_with_fixed_n(tmp_path: Path) -> None:
+    result = run_script("sequential", tmp_path, "--dialogs", "40")
+    no_n = next(v for k, v in result["results"].items() if k.startswith("no n"))
+    for family in ("peaked", "split", "mix", "baseline"):
+        seq = no_n[family]["sequential"]
+        assert 3 <= seq["answers"] <= 20 and seq["calls"] == seq["answers"]
+        assert {"fixed_5", "fixed_10", "fixed_20"} <= set(no_n[family])
+    assert no_n["peaked"]["sequential"]["answers"] < no_n["split"]["sequential"]["answers"]
