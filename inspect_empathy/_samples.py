@@ -31,6 +31,13 @@ from .dialogs import (
     truncate_turns,
 )
 
+RUN_SAMPLES_KEY = "run_samples"
+"""Sample metadata key: how many samples the run holds (after ``--limit``/``--sample-id``),
+so that metrics, which never see unscored samples, know how many there were."""
+
+RUN_RATED_KEY = "run_rated"
+"""Sample metadata key: how many samples of the run carry a human rating."""
+
 
 class _MessageIds:
     """Message ids: a random prefix per process and a counter, unique like Inspect's uuids.

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from inspect_ai.dataset import Dataset, Sample
 
-from ._samples import record_to_sample
-from .dialogs import SAMPLE_KEYS, DialogRecord
+from ._samples import RUN_RATED_KEY, RUN_SAMPLES_KEY, record_to_sample
+from .dialogs import HUMAN_KEY, SAMPLE_KEYS, DialogRecord
 from .errors import DatasetError
 from .loaders import FORMATS, JSON_FORMATS, infer_format, normalise_format
 from .loaders._problems import DUPLICATE_ID, LoadReport, Located, RecordBlock, RecordProblem
@@ -122,6 +122,7 @@ class DialogDataset(Dataset):
         self._shuffled = shuffled
         self.load_report = load_report
         self.prompt_cot = prompt_cot
+        self._rated: int | None = None
 
     @property
     def name(self) -> str | None:
@@ -155,6 +156,25 @@ class DialogDataset(Dataset):
         return list(self)
 
     def _sample(self, index: int) -> Sample:
+        sample = self._built(index)
+        # the run's counts, for metrics that never see unscored samples (coverage,
+        # somers_d_all): the dataset Inspect runs (after --limit/--sample-id) reads last
+        metadata = sample.metadata if sample.metadata is not None else {}
+        metadata[RUN_SAMPLES_KEY] = len(self._records)
+        metadata[RUN_RATED_KEY] = self._rated_count()
+        return sample
+
+    def _rated_count(self) -> int:
+        if self._rated is None:
+            self._rated = sum(
+                (record.rating is not None and not self.cut_reply)
+                if record is not None
+                else (sample is not None and (sample.metadata or {}).get(HUMAN_KEY) is not None)
+                for record, sample in zip(self._records, self._samples, strict=True)
+            )
+        return self._rated
+
+    def _built(self, index: int) -> Sample:
         sample = self._samples[index]
         if sample is None:
             record = self._records[index]

@@ -11,6 +11,7 @@ from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
+from ._samples import RUN_RATED_KEY, RUN_SAMPLES_KEY
 from ._stats import agreement, krippendorff_alpha, round_score, shares_by_level
 from .dialogs import HUMAN_KEY
 
@@ -53,6 +54,82 @@ def human_agreement() -> Metric:
             return {}
         judge, human = zip(*pairs, strict=True)
         return {"spearman": float("nan"), **agreement(judge, human)}
+
+    return compute
+
+
+def _run_count(scores: list[SampleScore], key: str) -> int | None:
+    """The run's sample count stamped in the samples' metadata (`DialogDataset`), if any."""
+    for s in scores:
+        value = (s.sample_metadata or {}).get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+def somers_d_all(judge: list[float], human: list[float], unscored: int) -> float:
+    """Somers' D of judge scores on human ratings over every rated dialog of a run,
+    ``unscored`` of which the judge left unscored.
+
+    Over the scored dialogs: (pairs the judge orders as people did - pairs it orders the
+    other way) / pairs people rated differently, the usual Somers' D. Every pair with an
+    unscored dialog counts as ordered the other way, in the numerator and the
+    denominator alike, so leaving a dialog unscored can never raise the figure: whatever
+    the judge would have said, it scores at least as well (see tests/test_metrics.py).
+    NaN when no pair is left to count.
+    """
+    import numpy as np
+
+    from ._stats import kendall_tau_b
+
+    m = len(judge)
+    total = m + unscored
+    with_unscored = total * (total - 1) // 2 - m * (m - 1) // 2
+    untied, net = 0, 0.0
+    if m >= 2:
+        x, y = np.asarray(judge, dtype=float), np.asarray(human, dtype=float)
+        pairs = m * (m - 1) // 2
+        tied_x = sum(c * (c - 1) // 2 for c in Counter(x.tolist()).values())
+        tied_y = sum(c * (c - 1) // 2 for c in Counter(y.tolist()).values())
+        untied = pairs - tied_y
+        if untied and pairs - tied_x:
+            tau = kendall_tau_b(x, y)  # (C - D) / sqrt((pairs - tied_x) (pairs - tied_y))
+            if math.isfinite(tau):
+                net = tau * math.sqrt((pairs - tied_x) * untied)
+    denominator = untied + with_unscored
+    if denominator == 0:
+        return float("nan")
+    return (net - with_unscored) / denominator
+
+
+@metric
+def coverage_agreement() -> Metric:
+    """Judge mode's headline and the share of the run scored.
+
+    ``somers_d_all``: Somers' D of the judge's scores on the human ratings over every
+    rated dialog of the run, a dialog the judge left unscored counting as ordered
+    against people in each of its pairs (`somers_d_all`): a judge that skips hard
+    dialogs cannot rank above the same judge scoring them all. ``coverage``: scored
+    samples / samples in the run. Both need the run's counts in the sample metadata
+    (``run_samples``, ``run_rated``: datasets from `load_dialogs` carry them); without
+    them only ``somers_d_all`` over the scored dialogs is reported.
+    """
+
+    def compute(scores: list[SampleScore]) -> Value:
+        if not scores:
+            # nothing scored yet (Inspect's live results): keep the headline resolvable
+            return {"somers_d_all": float("nan")}
+        result: dict[str, float] = {}
+        run_samples = _run_count(scores, RUN_SAMPLES_KEY)
+        if run_samples:
+            result["coverage"] = min(1.0, len(scores) / run_samples)
+        pairs = [(s.score.as_float(), h) for s in scores if (h := human_rating(s)) is not None]
+        run_rated = _run_count(scores, RUN_RATED_KEY)
+        if pairs or run_rated:
+            judge, human = (list(v) for v in zip(*pairs, strict=True)) if pairs else ([], [])
+            unscored = max(0, (run_rated or 0) - len(pairs))
+            result = {"somers_d_all": somers_d_all(judge, human, unscored), **result}
+        return result
 
     return compute
 

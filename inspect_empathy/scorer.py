@@ -43,6 +43,7 @@ from .dialogs import JUDGE_PROMPT_KEY, ends_with_bot
 from .errors import OptionError
 from .metrics import (
     GROUP_KEY,
+    coverage_agreement,
     group_metrics,
     human_agreement,
     human_ceiling,
@@ -64,6 +65,7 @@ logger = logging.getLogger(__name__)
     metrics=[
         mean(),
         stderr(),
+        coverage_agreement(),
         human_agreement(),
         level_shares(),
         judge_agreement(),

@@ -26,10 +26,12 @@ from .scorer import (
 )
 from .solver import empathy_prompt, judge_generate, reply_system_prompt, require_grader
 
-HEADLINE_METRIC = "spearman"
-"""Judge mode's headline metric when the dataset has human ratings: the Spearman
-correlation that the scorer's `human_agreement` metric reports, so the viewer's log
-list compares judges by agreement (without ratings Inspect's default, the mean)."""
+HEADLINE_METRIC = "somers_d_all"
+"""Judge mode's headline metric when the dataset has human ratings: Somers' D of the
+judge's scores on the human ratings over every rated dialog of the run, each dialog the
+judge left unscored counted as ordered against people (`metrics.coverage_agreement`), so
+the viewer's log list ranks judges by agreement and a judge cannot climb it by skipping
+hard dialogs (without ratings, the mean)."""
 
 
 JUDGE_VIEW = ViewerConfig(

@@ -221,15 +221,15 @@ def test_default_judge_mode_is_generate_alone_on_the_prompt(tmp_path: Path) -> N
     assert ("input", False) in [(c.id, c.visible) for c in view.columns]  # type: ignore[union-attr]
 
 
-def test_headline_metric_is_spearman_with_human_ratings(tmp_path: Path) -> None:
+def test_headline_metric_is_somers_d_all_with_human_ratings(tmp_path: Path) -> None:
     [log] = eval(
         empathy(), model="empathy_baseline/lexicon", limit=20, log_dir=str(tmp_path),
         display="none",
     )  # fmt: skip
     assert log.eval.headline_metric is not None
-    assert log.eval.headline_metric.metric == "spearman"
+    assert log.eval.headline_metric.metric == "somers_d_all"
     assert log.results is not None and log.results.headline is not None
-    assert log.results.headline.metric == "spearman"
+    assert log.results.headline.metric == "somers_d_all"
     assert log.results.headline.scorer == "empathy_scorer"
 
 

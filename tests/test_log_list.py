@@ -1,0 +1,126 @@
+"""The viewer's log list ranks judges by a headline that skipping cannot win.
+
+The list shows each log's headline metric (`inspect_ai.log.headline_metric`). A twin of a
+judge that leaves the hard dialogs unscored, identical wherever it answers, has the better
+Spearman over its own scored dialogs; by the headline it must rank below the judge that
+scored everything, and its coverage must say why.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.log import EvalLog, headline_metric
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+from inspect_empathy import empathy
+from inspect_empathy.metrics import somers_d_all
+
+N, HARD = 30, {3, 8, 13, 19, 24, 28}
+"""Dialogs, and those the judge gets wrong (its twin leaves them unscored)."""
+
+
+def write_dialogs(path: Path) -> Path:
+    rows = [
+        {
+            "id": f"d{i:02d}",
+            "rating": 1 + i % 5,
+            "turns": [
+                {"role": "user", "content": f"Something happened to me today (case {i})."},
+                {"role": "assistant", "content": f"I hear you. Tell me more about it ({i})."},
+            ],
+        }
+        for i in range(N)
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def judge(skip_hard: bool):
+    """A judge that rates each dialog at its human rating, except the hard ones (the
+    opposite end of the scale); its twin (``skip_hard``) answers those with no score."""
+
+    def answer(messages, tools, tool_choice, config) -> ModelOutput:
+        prompt = messages[-1].text
+        case = int(prompt.split("(case ")[1].split(")")[0])
+        rating = 1 + case % 5
+        text = str(rating)
+        if case in HARD:
+            text = "I would rather not say." if skip_hard else str(6 - rating)
+        output = ModelOutput.from_content("mockllm/model", text)
+        output.usage = ModelUsage(input_tokens=400, output_tokens=1, total_tokens=401)
+        return output
+
+    return answer
+
+
+def run(tmp_path: Path, skip_hard: bool) -> EvalLog:
+    dataset = write_dialogs(tmp_path / "d.jsonl")
+    model = get_model("mockllm/model", custom_outputs=judge(skip_hard))
+    [log] = eval(
+        empathy(dataset=str(dataset), method="parse"),
+        model=model,
+        log_dir=str(tmp_path / ("twin" if skip_hard else "judge")),
+        display="none",
+    )
+    assert log.status == "success"
+    return log
+
+
+def test_a_judge_that_skips_hard_dialogs_ranks_below_the_judge_that_scored_them(
+    tmp_path: Path,
+) -> None:
+    full, twin = run(tmp_path, skip_hard=False), run(tmp_path, skip_hard=True)
+    shown = {}
+    for name, log in (("full", full), ("twin", twin)):
+        resolved = headline_metric(log)
+        assert resolved is not None and resolved.name == "somers_d_all"
+        shown[name] = resolved.metric.value
+    assert shown["twin"] < shown["full"]
+    metrics = {
+        name: {k: m.value for k, m in log.results.scores[0].metrics.items()}  # type: ignore[union-attr]
+        for name, log in (("full", full), ("twin", twin))
+    }
+    # by Spearman over its own scored dialogs the twin would have come first
+    assert metrics["twin"]["spearman"] > metrics["full"]["spearman"]
+    # coverage, beside the headline: scored / samples in the run
+    assert metrics["full"]["coverage"] == 1.0
+    assert metrics["twin"]["coverage"] == pytest.approx((N - len(HARD)) / N)
+    # the same holds when a run is cut with --limit: the run's own size is the base
+    [limited] = eval(
+        empathy(dataset=str(tmp_path / "d.jsonl"), method="parse"),
+        model=get_model("mockllm/model", custom_outputs=judge(True)),
+        limit=10,
+        log_dir=str(tmp_path / "limited"),
+        display="none",
+    )
+    coverage = limited.results.scores[0].metrics["coverage"].value  # type: ignore[union-attr]
+    assert coverage == pytest.approx(8 / 10)
+
+
+def test_somers_d_all_never_rises_by_leaving_dialogs_unscored() -> None:
+    rng = random.Random(7)
+    for _ in range(300):
+        n = rng.randint(3, 30)
+        human = [float(rng.randint(1, 5)) for _ in range(n)]
+        scores = [min(5.0, max(1.0, h + rng.gauss(0, rng.uniform(0.2, 2)))) for h in human]
+        if rng.random() < 0.3:
+            scores = [float(round(s)) for s in scores]
+        full = somers_d_all(scores, human, 0)
+        kept = sorted(rng.sample(range(n), rng.randint(0, n - 1)))
+        twin = somers_d_all([scores[i] for i in kept], [human[i] for i in kept], n - len(kept))
+        assert full != full or twin <= full + 1e-12  # NaN: no pair people told apart
+
+
+def test_somers_d_all_is_somers_d_when_all_are_scored() -> None:
+    from scipy.stats import somersd
+
+    judge_scores = [1.2, 2.0, 2.0, 3.5, 4.1, 3.9, 5.0, 1.0]
+    human = [1, 2, 3, 3, 4, 5, 5, 2]
+    expected = somersd(human, judge_scores).statistic  # D(judge | human)
+    assert somers_d_all(judge_scores, [float(h) for h in human], 0) == pytest.approx(expected)
+    assert somers_d_all([], [], 4) == -1.0  # nothing scored: every pair against people
