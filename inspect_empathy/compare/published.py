@@ -15,6 +15,7 @@ cells beside the same cells computed from the published files.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -172,7 +173,7 @@ def add_published(loaded: Any, specs: Sequence[str | os.PathLike[str]]) -> Any:
     logs = pd.DataFrame(log_rows)
     if loaded is not None:
         logs = pd.concat([loaded.logs, logs], ignore_index=True)
-        return LoadedScores(samples, logs, warnings, loaded.dataset, loaded.replies)
+        return dataclasses.replace(loaded, samples=samples, logs=logs, warnings=warnings)
     return LoadedScores(samples, logs, warnings, f"{pub.name}@published", None)
 
 

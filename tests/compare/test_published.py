@@ -1,0 +1,159 @@
+"""Published judges in compare, kappas on a scale's own categories, and ``reproduce``."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from synthetic_logs import sample, write_log
+
+from inspect_empathy._stats import quadratic_weighted_kappa
+from inspect_empathy.cli import main
+from inspect_empathy.compare import compare_logs
+from inspect_empathy.compare.kappa import kappa_test, paper_kappa, standard_kappa
+from inspect_empathy.compare.published import PREFIX, reproduce
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "loaders"))
+from published_files import CROWD, EXPERT1, EXPERT2, EXPERT3, GEMINI, IDS, corpus  # noqa: E402
+
+
+@pytest.fixture
+def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "published"
+    monkeypatch.setenv("TOY_ROOT", str(root))
+    return corpus(root)
+
+
+# --------------------------------------------------------------------------- kappas
+
+
+def test_standard_kappa_is_the_plugins_qwk_on_1_5_and_on_the_own_categories() -> None:
+    rng = np.random.default_rng(1)
+    a, b = rng.integers(1, 6, 40), rng.integers(1, 6, 40)
+    assert standard_kappa(a, b, (1, 5)) == pytest.approx(quadratic_weighted_kappa(a, b))
+    # 0-2 mapped linearly onto 1-5 (1, 3, 5) keeps every category: the same kappa
+    x, y = rng.integers(0, 3, 40), rng.integers(0, 3, 40)
+    assert standard_kappa(x, y, (0, 2)) == pytest.approx(
+        quadratic_weighted_kappa(1 + 2 * x, 1 + 2 * y)
+    )
+
+
+def test_mapping_1_7_onto_1_5_merges_categories_and_changes_qwk() -> None:
+    a = np.array([1, 2, 3, 4, 5, 6, 7, 2, 3, 5, 6, 4])
+    b = np.array([2, 3, 2, 4, 6, 5, 7, 2, 2, 6, 6, 3])
+    own = standard_kappa(a, b, (1, 7))
+    merged = quadratic_weighted_kappa(
+        np.floor(1 + (a - 1) * 4 / 6 + 0.5), np.floor(1 + (b - 1) * 4 / 6 + 0.5)
+    )
+    assert abs(own - merged) > 0.01
+
+
+def test_paper_kappa_spaces_weights_by_the_index_of_observed_values() -> None:
+    # every category used: the same as the standard QWK
+    a, b = [1, 2, 3, 4, 5, 3], [1, 3, 3, 5, 4, 2]
+    assert paper_kappa(a, b) == pytest.approx(standard_kappa(a, b, (1, 5)))
+    # nobody rated 2: 1 and 3 become neighbours (weights by index), the QWK keeps the gap
+    a, b = [1, 3, 3, 4, 5, 1], [3, 1, 3, 5, 4, 1]
+    table_std = standard_kappa(a, b, (1, 5))
+    assert paper_kappa(a, b) == pytest.approx(
+        standard_kappa([0, 1, 1, 2, 3, 0], [1, 0, 1, 3, 2, 0], (0, 3))
+    )
+    assert paper_kappa(a, b) != pytest.approx(table_std)
+    # fractional ratings: the observed values x 100 are the categories
+    assert math.isfinite(paper_kappa([1.5, 2.25, 3.0], [1.5, 2.0, 3.0]))
+
+
+def test_kappa_test_gives_statsmodels_z_and_p() -> None:
+    # expert1 vs expert2 of the toy corpus, by hand: kappa 0.75, se 0.17116 (the Fleiss,
+    # Cohen and Everitt variance statsmodels uses; it reproduces Kumar et al.'s z-values)
+    result = kappa_test(EXPERT1, EXPERT2, "paper")
+    assert result["kappa"] == pytest.approx(0.75)
+    assert result["se"] == pytest.approx(0.1711633, abs=1e-6)
+    assert result["z"] == pytest.approx(0.75 / 0.1711633, abs=1e-4)
+    with pytest.raises(ValueError, match="outside the scale"):
+        kappa_test([1, 2, 6], [1, 2, 3], "standard", (1, 5))
+
+
+# --------------------------------------------------------------------------- reproduce
+
+
+def test_reproduce_prints_each_cell_beside_the_published_one(
+    toy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cells = reproduce([toy])
+    assert list(cells["pair"]) == ["('expert1', 'expert2')", "('experts', 'llm')",
+                                   "('experts', 'crowd')"]  # fmt: skip
+    assert (cells["diff"].abs() <= 0.005).all()
+    # the crowd's fractional means: only the paper's kappa gives the published 0.92
+    assert list(cells["needs_paper"]) == [False, False, True]
+    assert cells["standard"].iloc[2] == pytest.approx(0.857, abs=1e-3)
+    assert "fractional ratings" in cells["why"].iloc[2]
+    assert main(["reproduce", str(toy)]) == 0
+    out = capsys.readouterr().out
+    assert "| Toy | level | ('experts', 'crowd') | 6 | 0.857 | 0.923 | 0.920 | +0.003 |" in out
+    assert "3 cells: 3 equal to the published value" in out
+
+
+def test_reproduce_root_option_sets_the_folder(
+    toy: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("TOY_ROOT")
+    assert main(["reproduce", str(toy.parent), "--root", str(toy.parent / "published")]) == 0
+    assert "1 need the paper's kappa" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- compare
+
+
+def test_published_judges_alone_get_every_statistic(toy: Path) -> None:
+    comparison = compare_logs([], resamples=0, published=[toy])
+    names = set(comparison.judges["judge"])
+    assert names == {PREFIX + "gemini", PREFIX + "gpt", PREFIX + "crowd"}
+    assert len(comparison.pairs) == 3
+    assert comparison.humans is not None and len(comparison.humans) == 6  # 3 pairs + 3 rest
+    gemini = comparison.judges.set_index("judge").loc[PREFIX + "gemini"]
+    human = np.median([EXPERT1, EXPERT2, EXPERT3], axis=0)
+    assert gemini["qwk"] == pytest.approx(standard_kappa(GEMINI, human, (0, 2)))
+    assert math.isfinite(gemini["qwk_calibrated"])
+
+
+def test_an_inspect_judge_beside_the_published_ones(
+    toy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ids = [f"{s}/{r}" for s, r in IDS]
+    human = np.median([EXPERT1, EXPERT2, EXPERT3], axis=0)
+    scores = [1.0, 3.0, 5.0, 4.0, 2.0, 3.0, 4.0]
+    rows = [sample(i, s, 1 + 2 * h) for i, s, h in zip(ids, scores, human, strict=False)]
+    rows.append(sample("s7/r7", 4.0, 3.0))  # a dialog the published files do not have
+    log = write_log(tmp_path / "logs" / "judge.eval", "openai/gpt-5", rows)
+    comparison = compare_logs([log], resamples=50, published=[toy])
+    judges = comparison.judges.set_index("judge")
+    assert judges.loc["openai/gpt-5", "n_common"] == 6
+    assert judges.loc[PREFIX + "gemini", "unscored"] == 1  # s7/r7: not in its file
+    pairs = comparison.pairs
+    mine = pairs[(pairs["judge_a"] == "openai/gpt-5") | (pairs["judge_b"] == "openai/gpt-5")]
+    assert len(mine) == 3 and mine["p_value"].notna().all()
+    assert any("1 of the logs' dialogs are not in the published files" in w
+               for w in comparison.warnings)  # fmt: skip
+    out = tmp_path / "report"
+    code = main(["compare", str(log), "--published", str(toy), "--resamples", "0",
+                 "--no-plots", "--out", str(out)])  # fmt: skip
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "On the scale's own categories (toy, dimension level, scale 0-2" in text
+    assert "| openai/gpt-5 | raters | 6 |" in text
+    assert (out / "scale_agreement.csv").is_file() and (out / "report.html").is_file()
+
+
+def test_compare_without_logs_or_published_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", "--resamples", "0"]) == 1
+    assert "nothing to compare" in capsys.readouterr().err
+
+
+def test_crowd_fractional_means_are_scored_on_the_own_scale(toy: Path) -> None:
+    comparison = compare_logs([], resamples=0, published=[toy])
+    crowd = comparison.samples[comparison.samples["judge"] == PREFIX + "crowd"]
+    assert list(crowd["score"]) == [1 + 2 * v for v in CROWD]
