@@ -43,8 +43,9 @@ def corpus(root: Path, spec_extra: str = "") -> Path:
     # like Kumar et al.'s GPT-4o files: an index column, and sp_id only
     _csv(ann / "gpt_ratings.csv", ["", "sp_id", "level"],
          [[i, s, v] for i, ((s, _), v) in enumerate(zip(IDS, GPT, strict=True))])  # fmt: skip
-    _csv(root / "original_data" / "dialogs.csv", ["sp_id", "rp_id", "seeker_post", "response_post"],
-         [[s, r, f"I feel low today ({s})", f"That sounds heavy ({r})"] for s, r in IDS])  # fmt: skip
+    header = ["sp_id", "rp_id", "seeker_post", "response_post"]
+    texts = [[s, r, f"I feel low today ({s})", f"That sounds heavy ({r})"] for s, r in IDS]
+    _csv(root / "original_data" / "dialogs.csv", header, texts)
     _csv(root / "annotations" / "table_kappa.csv",
          ["Dataset", "Dimension", "Annotator Pair", "Weighted Cohen's Kappa", "Kappa P-value"],
          [["Toy", "level", '"(\'expert1\', \'expert2\')"', "0.75", "0.000"],
