@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
+from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
+from pathlib import Path
 
 from inspect_ai.model import ChatMessage
 
@@ -19,16 +23,115 @@ ROLE_LABELS: dict[str, str] = {"user": "USER", "bot": "BOT"}
 CONTINUATION_INDENT = "    "
 
 
+SEED = "seed"
+"""The name of the seed rubric, the default and the reference every variant is measured by."""
+
+MAX_RUBRIC_BYTES = 64 * 1024
+
+
+class RubricError(ValueError):
+    """A rubric file the scorer cannot use (one line naming the file and the problem)."""
+
+
+@dataclass(frozen=True)
+class Rubric:
+    """A rubric prompt with one ``{{Dialog}}`` slot, and its identity for the log."""
+
+    name: str
+    """``seed``, a bundled variant's name, or the file's name."""
+    text: str
+    sha256: str
+    source: str
+    """Where it came from: ``bundled`` or the file's path."""
+
+    def identity(self) -> dict[str, str]:
+        """What the log records of it: name, content hash (first 16 hex digits), source."""
+        return {"name": self.name, "sha256": self.sha256[:16], "source": self.source}
+
+
+def _bundled(name: str) -> str:
+    return files("inspect_empathy").joinpath(f"prompts/{name}").read_text("utf-8")
+
+
+def bundled_rubrics() -> dict[str, str]:
+    """The bundled rubric variants by name (``seed`` first), as their file names."""
+    variants = files("inspect_empathy").joinpath("prompts/variants")
+    names = sorted(p.name for p in variants.iterdir() if p.name.endswith(".txt"))
+    return {SEED: "empathy.txt", **{n.removesuffix(".txt"): f"variants/{n}" for n in names}}
+
+
+_SCALE_OF_RUBRIC = re.compile(
+    r"\(\s*(\d+)\s*(?:-|–|—|to)\s*(\d+)\s*\)|scale (?:from|of) (\d+) to (\d+)"
+)
+"""A scale a rubric asks for: ``(1-5)``, ``(0 to 10)``, ``a scale from 1 to 5``."""
+
+
+def check_rubric(text: str, where: str) -> None:
+    """Refuse a rubric the scorer cannot read answers to, in one line naming ``where``:
+    an empty file, the ``{{Dialog}}`` slot missing or repeated, a scale other than 1-5."""
+    if not text.strip():
+        raise RubricError(f"rubric {where}: the file is empty")
+    slots = text.count(PLACEHOLDER)
+    if slots != 1:
+        what = "has no" if slots == 0 else f"has {slots}"
+        raise RubricError(f"rubric {where}: {what} {PLACEHOLDER} placeholder (exactly one needed)")
+    scales = {
+        (int(m.group(1) or m.group(3)), int(m.group(2) or m.group(4)))
+        for m in _SCALE_OF_RUBRIC.finditer(text)
+    }
+    other = sorted(scale for scale in scales if scale != (1, 5))
+    if other:
+        shown = ", ".join(f"{a}-{b}" for a, b in other)
+        raise RubricError(
+            f"rubric {where}: asks for a score on {shown}; the scorer reads 1-5 scores only"
+        )
+    if (1, 5) not in scales:
+        raise RubricError(
+            f"rubric {where}: names no 1-5 scale (e.g. '(1-5)' or 'a scale from 1 to 5'); "
+            "the scorer reads 1-5 scores only"
+        )
+
+
 @cache
-def rubric_template(cot: bool = False) -> str:
-    """The rubric prompt: the seed verbatim, or its chain-of-thought variant."""
-    seed = files("inspect_empathy").joinpath("prompts/empathy.txt").read_text("utf-8")
+def load_rubric(rubric: str | None = None) -> Rubric:
+    """The rubric a task uses: the seed (None or ``seed``), a bundled variant by name, or a
+    file (`check_rubric`; `RubricError` naming the file otherwise)."""
+    name = rubric or SEED
+    bundled = bundled_rubrics()
+    if name in bundled:
+        text, source = _bundled(bundled[name]), "bundled"
+    else:
+        path = Path(name).expanduser()
+        if not path.is_file():
+            known = ", ".join(bundled)
+            raise RubricError(
+                f"rubric {name!r}: no such file, and not a bundled rubric ({known})"
+            )
+        if path.stat().st_size > MAX_RUBRIC_BYTES:
+            raise RubricError(f"rubric {path}: larger than {MAX_RUBRIC_BYTES} bytes")
+        try:
+            text = path.read_text("utf-8")
+        except (OSError, UnicodeDecodeError) as ex:
+            raise RubricError(f"rubric {path}: cannot be read as UTF-8 text ({ex})") from None
+        name, source = path.stem, str(path)
+    check_rubric(text, repr(name) if source == "bundled" else source)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return Rubric(name=name, text=text, sha256=digest, source=source)
+
+
+@cache
+def rubric_template(cot: bool = False, rubric: str | None = None) -> str:
+    """The rubric prompt: the seed verbatim (or a variant, `load_rubric`), or its
+    chain-of-thought form, which swaps only the closing score-only line."""
+    text = load_rubric(rubric).text
     if not cot:
-        return seed
-    if seed.count(SCORE_ONLY_FORM) != 1:
-        raise RuntimeError("seed rubric does not end with the score-only form")
-    cot_form = files("inspect_empathy").joinpath("prompts/empathy_cot.txt").read_text("utf-8")
-    return seed.replace(SCORE_ONLY_FORM, cot_form)
+        return text
+    if text.count(SCORE_ONLY_FORM) != 1:
+        raise RubricError(
+            f"rubric {load_rubric(rubric).source}: cot needs its closing line to be "
+            f"{SCORE_ONLY_FORM!r} (once), which the reasoning variant replaces"
+        )
+    return text.replace(SCORE_ONLY_FORM, _bundled("empathy_cot.txt"))
 
 
 def render_turn(turn: Turn) -> str:
@@ -54,9 +157,9 @@ def render_dialog(turns: list[Turn]) -> str:
     return "\n".join(render_turn(turn) for turn in merge_consecutive(turns))
 
 
-def render_prompt(dialog: str, cot: bool = False) -> str:
+def render_prompt(dialog: str, cot: bool = False, rubric: str | None = None) -> str:
     """Put a rendered dialog into the rubric; the substitution is literal and single."""
-    before, sep, after = rubric_template(cot).partition(PLACEHOLDER)
+    before, sep, after = rubric_template(cot, rubric).partition(PLACEHOLDER)
     if not sep:
         raise RuntimeError("rubric template has no {{Dialog}} slot")
     return before + dialog + after

@@ -28,7 +28,13 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from ._rubric import CONTINUATION_INDENT, PLACEHOLDER, ROLE_LABELS, rubric_template
+from ._rubric import (
+    CONTINUATION_INDENT,
+    PLACEHOLDER,
+    ROLE_LABELS,
+    SCORE_ONLY_FORM,
+    rubric_template,
+)
 
 JUDGES = ("lexicon", "length")
 SIGMA = 0.6
@@ -140,6 +146,12 @@ def read_rubric_prompt(prompt: str) -> DialogView | None:
         head, _, tail = rubric_template(cot).partition(PLACEHOLDER)
         if prompt.startswith(head) and prompt.endswith(tail):
             return _view(prompt[len(head) : len(prompt) - len(tail)], cot)
+    # a rubric variant (bundled or the user's) that closes with the seed's form, either one:
+    # its USER:/BOT: lines
+    cot_form = rubric_template(True).rpartition(PLACEHOLDER)[2].strip()
+    for cot, form in ((False, SCORE_ONLY_FORM), (True, cot_form)):
+        if prompt.endswith(form) and PLACEHOLDER not in prompt:
+            return _view(prompt[: len(prompt) - len(form)], cot)
     return None
 
 
