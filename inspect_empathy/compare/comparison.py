@@ -78,6 +78,9 @@ class JudgeComparison:
     humans_note: str = ""
     """Why there is no human ceiling, or how it was computed."""
     calibration_method: str = DEFAULT_CALIBRATION
+    reply_pairs: pd.DataFrame | None = None
+    """Response mode: each pair of reply models under one grader, paired tests
+    (``replying.reply_pairs``); None without response-mode logs."""
 
     @property
     def judge_names(self) -> list[str]:

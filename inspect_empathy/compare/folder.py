@@ -25,7 +25,7 @@ from .comparison import CompareError
 
 TABLES = (
     "judges", "pairs", "length_bias", "histograms", "emotions", "logs", "replies", "humans",
-    "judges_vs_humans",
+    "judges_vs_humans", "disagreements", "reply_pairs",
 )  # fmt: skip
 PLOT_NAMES = ("heatmap", "agreement", "differences", "histograms", "length", "emotions")
 REPORT_FILES = frozenset(

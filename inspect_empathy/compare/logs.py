@@ -57,6 +57,8 @@ class LoadedScores:
     dataset: str
     replies: pd.DataFrame | None = None
     """Response mode: mean score per reply model and grader, over every log read."""
+    reply_scores: pd.DataFrame | None = None
+    """Response mode: each reply model's score per dialog and grader (``replying``)."""
 
 
 def find_logs(sources: Iterable[LogSource]) -> list[str]:
@@ -230,6 +232,16 @@ def _reply_words(summary: EvalSampleSummary) -> float:
     return math.nan
 
 
+def _last_reply(dialog: str, bot: str = "bot: ", user: str = "user: ") -> str | None:
+    """The rated reply: the dialog's last turn when it is the bot's (``dialog_content``'s
+    ``bot:`` / ``user:`` lines, or a rendered dialog's ``BOT:`` / ``USER:`` lines)."""
+    text = "\n" + dialog
+    start = text.rfind("\n" + bot)
+    if start < 0 or text.rfind("\n" + user) > start:
+        return None
+    return text[start + 1 + len(bot) :].strip() or None
+
+
 def _text(value: Any) -> str | None:
     return str(value) if value not in (None, "") else None
 
@@ -242,10 +254,17 @@ def _hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def _answer(answer: Any, explanation: Any) -> str | None:
+    """The judge's answer (its text) and the score's explanation, as one text."""
+    parts = [str(p) for p in (answer, explanation) if p not in (None, "")]
+    return "\n".join(parts) or None
+
+
 def _score_rows(
     summary: EvalSampleSummary, default_judge: str
-) -> list[tuple[str, float, str | None, str | None, dict[str, Any]]]:
-    """(judge, value, method, unscored reason, metadata) for each empathy score of a sample.
+) -> list[tuple[str, float, str | None, str | None, dict[str, Any], str | None]]:
+    """(judge, value, method, unscored reason, metadata, the judge's answer) for each
+    empathy score of a sample.
 
     The metadata of a panel member's row is the panel score's with ``uncalibrated``
     removed (a calibration file maps the panel's score, not its members').
@@ -268,17 +287,20 @@ def _score_rows(
                         _text(info.get("method")),
                         _text(info.get("unscored_reason")),
                         member_meta,
+                        _answer(info.get("raw"), None),
                     )
                 )
             panel = "panel(" + ", ".join(str(m) for m in judges) + ")"
-            rows.append((panel, value, "panel", _text(meta.get("unscored_reason")), meta))
+            reason = _text(meta.get("unscored_reason"))
+            rows.append((panel, value, "panel", reason, meta, _text(score.explanation)))
             continue
         grader = meta.get("grader")
         judge = str(grader) if isinstance(grader, str) and grader else default_judge
         reason = _text(meta.get("unscored_reason"))
         if reason is None and math.isnan(value):
             reason = _text(score.explanation) or "no score value"
-        rows.append((judge, value, _text(meta.get("method")), reason, meta))
+        answer = _answer(score.answer, score.explanation)
+        rows.append((judge, value, _text(meta.get("method")), reason, meta, answer))
     return rows
 
 
@@ -304,21 +326,24 @@ def read_rows(path: str, log: EvalLog) -> list[dict[str, Any]]:
             "tokens": _tokens(summary),
             "errored": error is not None,
             "error": str(error)[:200] if error is not None else None,
+            "dialog": dialog,
+            "reply": _last_reply(dialog),
         }
         # the raters rated the dataset's reply: in response mode they are not the reference
         raters = rater_ratings(summary) if mode == JUDGE_MODE else None
         scores = _score_rows(summary, default_judge)
         if not scores:
             reason = None if error is not None else "no empathy score"
-            scores = [(default_judge, math.nan, None, reason, {})]
-        for judge, value, method, reason, meta in scores:
+            scores = [(default_judge, math.nan, None, reason, {}, None)]
+        for judge, value, method, reason, meta, answer in scores:
             if not math.isnan(value) and meta.get("uncalibrated") is not None:
                 # a log run with -T calibration: compare the judge's own scores (the
                 # calibrated columns map them, cross-fitted, once)
                 value = _float(meta["uncalibrated"])
-            content = dialog
+            content, reply = dialog, base["reply"]
             if mode == RESPONSE_MODE:
                 judged = meta.get("judged_dialog")
+                reply = _last_reply(judged, "BOT: ", "USER: ") if isinstance(judged, str) else None
                 content = f"{dialog}\nreply by {log.eval.model}: " + (
                     _words(judged) if isinstance(judged, str) else ""
                 )
@@ -334,6 +359,8 @@ def read_rows(path: str, log: EvalLog) -> list[dict[str, Any]]:
                     # the judge's own score where a calibration file mapped it (-T calibration)
                     "uncalibrated": _float(meta.get("uncalibrated", value)),
                     "content": _hash(content)[:16],
+                    "reply": reply,
+                    "answer": answer,
                 }
             )
     if len(set(keys)) < len(keys):
@@ -546,6 +573,9 @@ def per_dialog(rows: pd.DataFrame) -> pd.DataFrame:
         error=("error", "first"),
         unscored_reason=("unscored_reason", "first"),
         log=("log", "first"),
+        dialog=("dialog", "first"),
+        reply=("reply", "first"),
+        answer=("answer", "first"),
     ).reset_index()
     status = pd.Series("unscored", index=samples.index, dtype=object)
     status[samples["errored_epochs"] > 0] = "errored"
@@ -604,6 +634,9 @@ def load_scores(
     finished = set(info.loc[~info["_unfinished"], "key"])
     rows = every[every["key"].isin(finished)]
     replies = reply_models(rows)
+    from .replying import reply_scores
+
+    per_reply = reply_scores(rows)
     chosen = _choose_group(info[~info["_unfinished"]], rows, dataset, notes)
     info = _set_apart(info, chosen, notes)
     rows = rows[(rows["mode"] == chosen[0]) & (rows["fingerprint"] == chosen[1])]
@@ -641,8 +674,9 @@ def load_scores(
     ]  # fmt: skip
     info = info.sort_values("created", kind="stable").reset_index(drop=True)
     return LoadedScores(
-        samples=samples, logs=info[columns], warnings=notes, dataset=label, replies=replies
-    )
+        samples=samples, logs=info[columns], warnings=notes, dataset=label, replies=replies,
+        reply_scores=per_reply,
+    )  # fmt: skip
 
 
 def reply_models(rows: pd.DataFrame) -> pd.DataFrame | None:

@@ -87,16 +87,19 @@ def judges_display(comparison: JudgeComparison) -> Table:
     human = comparison.has_human
     headers = ["rank", "judge", "method", "scored", "unscored", "errored", "coverage"]
     if human:
-        headers += [f"Spearman [95% CI] (common n={comparison.common})", "Kendall", "MAE"]
-        headers += ["QWK", "within-one", "Spearman own (n)"]
+        headers += [f"Spearman [95% CI] (common n={comparison.common})", "Kendall"]
+        headers += ["MAE [95% CI]", "QWK [95% CI]", "within-one", "Spearman own (n)"]
     headers += ["mean score", "tokens/ sample", "length ρ", "share 3-4"]
     rows = []
     for _, r in comparison.judges.iterrows():
-        row = [str(r["rank"]), judge_label(r), str(r["method"] or DASH)]
+        rank = DASH if pd.isna(r["rank"]) else str(r["rank"])
+        row = [rank, judge_label(r), str(r["method"] or DASH)]
         row += [str(r["scored"]), str(r["unscored"]), str(r["errored"]), percent(r["coverage"])]
         if human:
             row.append(with_ci(r["spearman"], r["spearman_low"], r["spearman_high"]))
-            row += [number(r[k]) for k in ("kendall", "mae", "qwk", "within_one")]
+            row.append(number(r["kendall"]))
+            row += [with_ci(r[k], r[f"{k}_low"], r[f"{k}_high"]) for k in ("mae", "qwk")]
+            row.append(number(r["within_one"]))
             row.append(f"{number(r['spearman_own'])} ({r['n_own']})")
         row += [number(r["mean_score"], 2), number(r["tokens_per_sample"], 0)]
         row += [number(r["length_spearman"]), number(r["share_3_4"], 2)]
@@ -256,17 +259,19 @@ def emotion_display(comparison: JudgeComparison) -> Table:
 
 def replies_display(comparison: JudgeComparison) -> Table:
     """Response mode: the reply models side by side per grader."""
-    headers = ["dataset", "grader", "reply model", "dialogs", "scored", "mean score", "share ≥ 4"]
+    headers = ["dataset", "grader", "rank", "reply model", "dialogs", "scored"]
+    headers += ["mean score [95% CI]", "share ≥ 4 [95% CI]"]
     frame = comparison.replies if comparison.replies is not None else pd.DataFrame()
     rows = [
         [
             str(r["dataset"]),
             str(r["grader"]),
+            str(r.get("rank", DASH)),
             str(r["reply_model"]),
             str(r["dialogs"]),
             str(r["scored"]),
-            number(r["mean_score"], 2),
-            number(r["share_ge_4"], 2),
+            with_ci(r["mean_score"], r.get("mean_low"), r.get("mean_high"), 2),
+            with_ci(r["share_ge_4"], r.get("share_ge_4_low"), r.get("share_ge_4_high"), 2),
         ]
         for _, r in frame.iterrows()
     ]
@@ -380,7 +385,10 @@ def headline(comparison: JudgeComparison) -> list[str]:
                 f"{number(floor['spearman'])}); a model judge should beat it."
             )
     else:
+        from .replying import reply_findings
+
         lines.append("No human ratings: inter-judge agreement only.")
+        lines.extend(reply_findings(comparison))
     for _, row in judges[judges["errored"] > 0].iterrows():
         lines.append(
             f"{row['judge']}: {row['errored']} dialog(s) errored (infrastructure, not the "
@@ -401,7 +409,7 @@ def terminal_text(comparison: JudgeComparison) -> str:
     parts = [
         "\n".join(headline(comparison)),
         "",
-        "Judges (ranked):",
+        "Judges (ranked):" if comparison.common else "Judges (not ranked: no human ratings):",
         plain_table(*judges_display(comparison)),
     ]
     if not comparison.pairs.empty:
@@ -457,6 +465,9 @@ def report_context(comparison: JudgeComparison, images: dict[str, str]) -> dict[
     if not comparison.pairs.empty:
         tables["pairs"] = pairs_display(comparison)
     if comparison.has_human:
+        from .disagreements import disagreements_display
+
+        tables["disagreements"] = disagreements_display(comparison)
         tables["calibrated"] = calibrated_display(comparison)
         if comparison.humans is not None:
             tables["humans"] = humans_display(comparison)
@@ -466,10 +477,15 @@ def report_context(comparison: JudgeComparison, images: dict[str, str]) -> dict[
     if not comparison.emotions.empty:
         tables["emotions"] = emotion_display(comparison)
     if comparison.replies is not None:
+        from .replying import reply_pairs_display
+
         tables["replies"] = replies_display(comparison)
+        if comparison.reply_pairs is not None and not comparison.reply_pairs.empty:
+            tables["reply_pairs"] = reply_pairs_display(comparison)
     tables["logs"] = logs_display(comparison)
     return {
         "findings": headline(comparison),
+        "ranked": bool(comparison.common),
         "tables": tables,
         "ceiling": ceiling_lines(comparison) if comparison.has_human else [],
         "images": images,
@@ -617,6 +633,14 @@ def write_files(comparison: JudgeComparison, out: Path, plots: bool = True) -> d
     }
     if comparison.replies is not None:
         tables["replies"] = (comparison.replies, replies_display)
+    if comparison.has_human:
+        from .disagreements import disagreements
+
+        tables["disagreements"] = (disagreements(comparison), None)
+    if comparison.reply_pairs is not None and not comparison.reply_pairs.empty:
+        from .replying import reply_pairs_display
+
+        tables["reply_pairs"] = (comparison.reply_pairs, reply_pairs_display)
     if comparison.humans is not None and comparison.beside is not None:
         tables["humans"] = (comparison.humans, humans_display)
         tables["judges_vs_humans"] = (comparison.beside, beside_display)

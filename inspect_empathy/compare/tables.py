@@ -120,7 +120,9 @@ def judge_table(
         na_position="last",
         kind="stable",
     ).reset_index(drop=True)
-    table.insert(0, "rank", range(1, len(table) + 1))
+    # a rank only where there is agreement to rank by (none without human ratings)
+    ranks = pd.array(range(1, len(table) + 1), dtype="Int64") if len(common) else pd.NA
+    table.insert(0, "rank", ranks)
     return table, len(common)
 
 
@@ -295,13 +297,22 @@ def emotion_table(
 
 
 def samples_wide(comparison: JudgeComparison) -> pd.DataFrame:
-    """Joined dialogs: human rating, reply length, emotion and one score column per judge."""
+    """Joined dialogs: human rating, reply length, emotion, one score column per judge, then
+    ``unscored_reason: <judge>`` per judge (why it has no score: the judge's reason, or
+    ``errored: ...``; empty where scored) and the texts: ``reply`` (the rated reply) and
+    ``dialog`` (the dialog as ``user:`` / ``bot:`` lines)."""
     samples = comparison.samples
-    wide = wide_scores(samples, comparison.judge_names)
+    names = comparison.judge_names
+    wide = wide_scores(samples, names)
     extra = samples.groupby("id").agg(
         human=("human", "first"), reply_words=("reply_words", "first"), emotion=("emotion", "first")
     )
-    return extra.join(wide, how="outer").reset_index()
+    errored = ("errored: " + samples["error"].fillna("")).where(samples["status"] == "errored")
+    why = samples["unscored_reason"].where(samples["status"] == "unscored").fillna(errored)
+    reasons = samples.assign(why=why).pivot(index="id", columns="judge", values="why")
+    reasons = reasons.reindex(columns=names).rename(columns=lambda j: f"unscored_reason: {j}")
+    texts = samples.groupby("id").agg(reply=("reply", "first"), dialog=("dialog", "first"))
+    return extra.join(wide, how="outer").join(reasons).join(texts).reset_index()
 
 
 def build_comparison(
@@ -342,7 +353,15 @@ def build_comparison(
                 f"only {common} dialog(s) were scored by every judge and rated by humans: "
                 "the ranking rests on very few dialogs"
             )
+    replies, reply_pairs = loaded.replies, None
+    if loaded.reply_scores is not None:
+        from .replying import reply_pairs as pairs_of_replies
+        from .replying import reply_table
+
+        replies = reply_table(loaded.reply_scores, resamples, seed)
+        reply_pairs = pairs_of_replies(loaded.reply_scores, resamples, seed)
     return JudgeComparison(
+        reply_pairs=reply_pairs,
         judges=table,
         pairs=pairs,
         length_bias=bias,
@@ -356,7 +375,7 @@ def build_comparison(
         common=common,
         dataset=loaded.dataset,
         warnings=warnings,
-        replies=loaded.replies,
+        replies=replies,
         humans=ceiling_.humans,
         beside=ceiling_.beside,
         human_alpha=ceiling_.alpha,
