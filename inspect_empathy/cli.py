@@ -108,7 +108,39 @@ def _parser() -> argparse.ArgumentParser:
         help="kappa of the scale's-own-categories table of --published specs: standard QWK "
         "(default) or Kumar et al.'s index-spaced kappa",
     )
+    compare.add_argument(
+        "--alt-epsilon",
+        type=float,
+        default=0.2,
+        help="margin epsilon of the alternative-annotator test (default 0.2, the paper's "
+        "default for expert raters; 0.15 skilled raters, 0.1 crowd workers)",
+    )
     compare.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    from .compare.gate import OVER, UNDER, parse_over, parse_under
+
+    compare.add_argument(
+        "--fail-under",
+        type=parse_under,
+        action="append",
+        metavar="METRIC=VALUE",
+        help="CI gate: exit 3 (after writing the report) when a judge's METRIC is below VALUE "
+        f"or cannot be computed; repeatable; METRIC one of {', '.join(UNDER)} (the ranked "
+        "table's figures, on the common set). Applies to every judge but the offline "
+        "baselines, or to --gate-judge",
+    )
+    compare.add_argument(
+        "--fail-over",
+        type=parse_over,
+        action="append",
+        metavar="METRIC=VALUE",
+        help=f"CI gate: exit 3 when a judge's METRIC ({', '.join(OVER)}) is above VALUE",
+    )
+    compare.add_argument(
+        "--gate-judge",
+        action="append",
+        metavar="JUDGE",
+        help="the judge(s) the gate applies to (as named in the judges table; repeatable)",
+    )
     compare.add_argument(
         "--quiet", action="store_true", help="no progress bar and no tables, only errors"
     )
@@ -133,6 +165,9 @@ def _parser() -> argparse.ArgumentParser:
     from .published_cli import add_reproduce
 
     add_reproduce(commands)
+    from .human_scale_cli import add_command as add_human_scale
+
+    add_human_scale(commands)
     return parser
 
 
@@ -179,6 +214,7 @@ def compare_command(args: argparse.Namespace) -> int:
             dataset=args.dataset,
             calibration_method=args.calibration_method,
             published=args.published,
+            alt_epsilon=args.alt_epsilon,
         )
     except CompareError as ex:
         print(f"inspect-empathy compare: {ex}", file=sys.stderr)
@@ -207,7 +243,17 @@ def compare_command(args: argparse.Namespace) -> int:
         written.update(scale.write(args.out))
     if written is not None and not args.quiet:
         print(f"\nWrote {len(written)} files to {args.out}: report: {written['report.html']}")
-    return 0
+    return _gate(comparison, args)
+
+
+def _gate(comparison: object, args: argparse.Namespace) -> int:
+    """Exit status of the ``--fail-under`` / ``--fail-over`` gate, its reasons on stderr."""
+    from .compare.gate import EXIT_FAILED, gate_failures
+
+    failures = gate_failures(comparison, args.fail_under, args.fail_over, args.gate_judge)
+    for failure in failures:
+        print(f"inspect-empathy compare: gate failed: {failure}", file=sys.stderr)
+    return EXIT_FAILED if failures else 0
 
 
 def reproduce_command(args: argparse.Namespace) -> int:
@@ -217,10 +263,18 @@ def reproduce_command(args: argparse.Namespace) -> int:
     return reproduce_main(args)
 
 
+def human_scale_main(args: argparse.Namespace) -> int:
+    """``inspect-empathy human-scale``: PPI++ mean human rating per reply model."""
+    from .human_scale_cli import main as run
+
+    return run(args)
+
+
 COMMANDS = {
     "compare": compare_command,
     "calibrate": calibrate_command,
     "reproduce": reproduce_command,
+    "human-scale": human_scale_main,
 }
 
 

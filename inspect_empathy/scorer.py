@@ -39,6 +39,8 @@ from ._geval import (
 from ._judge_call import JudgeRequest, ask_judge, complete_choices, judge_request
 from ._rubric import Turn, render_dialog, render_prompt, turns_from_messages
 from ._score_text import SCORES
+from .alt_metric import alt_test_metric
+from .consistency import self_consistency
 from .dialogs import JUDGE_PROMPT_KEY, ends_with_bot
 from .errors import OptionError
 from .metrics import (
@@ -73,6 +75,8 @@ logger = logging.getLogger(__name__)
         scoring_counts(),
         group_metrics(),
         human_ceiling(),
+        self_consistency(),
+        alt_test_metric(),
     ]
 )
 def empathy_scorer(

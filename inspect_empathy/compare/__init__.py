@@ -82,6 +82,7 @@ def compare_logs(
     dataset: str | None = None,
     calibration_method: str = DEFAULT_CALIBRATION,
     published: Sequence[LogSource] = (),
+    alt_epsilon: float = 0.2,
 ) -> JudgeComparison:
     """Compare the judges in ``logs`` (files, folders, eval-set folders).
 
@@ -96,7 +97,11 @@ def compare_logs(
         ``qwk_calibrated`` columns: ``shift`` (default), ``linear`` or ``isotonic``.
       published: ``format: raters`` spec files whose published judges join the logs'
         dialogs by id (``compare.published``); with no logs, compared on their own.
+      alt_epsilon: The alternative-annotator test's margin epsilon (``compare.alttest``;
+        default 0.2, the paper's default for expert raters).
     """
+    if not 0 <= alt_epsilon < 1:
+        raise CompareError(f"alt-test epsilon must be in [0, 1), not {alt_epsilon!r}")
     if calibration_method not in CALIBRATION_METHODS:
         raise CompareError(
             f"calibration method must be one of {', '.join(CALIBRATION_METHODS)}, "
@@ -118,6 +123,7 @@ def compare_logs(
         seed=seed,
         progress=progress,
         calibration_method=calibration_method,
+        alt_epsilon=alt_epsilon,
     )
 
 

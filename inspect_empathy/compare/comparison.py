@@ -78,6 +78,11 @@ class JudgeComparison:
     humans_note: str = ""
     """Why there is no human ceiling, or how it was computed."""
     calibration_method: str = DEFAULT_CALIBRATION
+    alt_test: pd.DataFrame | None = None
+    """The alternative-annotator test, one row per judge and left-out rater
+    (``alt_test.csv``, `alttest.RATER_COLUMNS`); None with fewer than three raters."""
+    alt_note: str = ""
+    """How the alternative-annotator test was run, or why there is none."""
     reply_pairs: pd.DataFrame | None = None
     """Response mode: each pair of reply models under one grader, paired tests
     (``replying.reply_pairs``); None without response-mode logs."""

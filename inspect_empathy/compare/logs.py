@@ -569,6 +569,7 @@ def per_dialog(rows: pd.DataFrame) -> pd.DataFrame:
         emotion=("emotion", "first"),
         tokens=("_completed_tokens", "mean"),
         epochs=("epoch", "size"),
+        epoch_scores=("score", list),  # every epoch's score (consistency.py reads them)
         errored_epochs=("errored", "sum"),
         error=("error", "first"),
         unscored_reason=("unscored_reason", "first"),

@@ -422,6 +422,8 @@ def terminal_text(comparison: JudgeComparison) -> str:
     if comparison.humans is not None:
         parts += ["", "Human ceiling (humans.csv):", plain_table(*humans_display(comparison))]
         parts += ["", "Judges beside the ceiling:", plain_table(*beside_display(comparison))]
+    for title, lines, rows in _selfcheck_sections(comparison):
+        parts += ["", f"{title}:", *lines] + ([plain_table(*rows)] if rows[1] else [])
     return "\n".join(parts)
 
 
@@ -488,6 +490,7 @@ def report_context(comparison: JudgeComparison, images: dict[str, str]) -> dict[
         "ranked": bool(comparison.common),
         "tables": tables,
         "ceiling": ceiling_lines(comparison) if comparison.has_human else [],
+        "extra": _selfcheck_sections(comparison),
         "images": images,
         "note": METHOD_NOTE.format(
             resamples=comparison.resamples,
@@ -496,6 +499,12 @@ def report_context(comparison: JudgeComparison, images: dict[str, str]) -> dict[
         ),
         "warnings": list(comparison.warnings),
     }
+
+
+def _selfcheck_sections(comparison: JudgeComparison) -> list[Any]:
+    from .selfcheck import sections
+
+    return sections(comparison)
 
 
 def markdown_report(comparison: JudgeComparison, images: dict[str, Path]) -> str:
@@ -597,6 +606,8 @@ def summary(comparison: JudgeComparison) -> dict[str, Any]:
         if comparison.human_alpha is None
         else {k: to_jsonable(v) for k, v in comparison.human_alpha.items()},
         "humans_note": comparison.humans_note,
+        "alt_test": None if comparison.alt_test is None else records(comparison.alt_test),
+        "alt_note": comparison.alt_note,
         "resamples": comparison.resamples,
         "seed": comparison.seed,
         "set_apart": records(
@@ -641,6 +652,10 @@ def write_files(comparison: JudgeComparison, out: Path, plots: bool = True) -> d
         from .replying import reply_pairs_display
 
         tables["reply_pairs"] = (comparison.reply_pairs, reply_pairs_display)
+    if comparison.alt_test is not None:
+        from .selfcheck import alt_display
+
+        tables["alt_test"] = (comparison.alt_test, alt_display)
     if comparison.humans is not None and comparison.beside is not None:
         tables["humans"] = (comparison.humans, humans_display)
         tables["judges_vs_humans"] = (comparison.beside, beside_display)

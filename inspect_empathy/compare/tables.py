@@ -321,8 +321,10 @@ def build_comparison(
     seed: int,
     progress: bool = False,
     calibration_method: str = DEFAULT_CALIBRATION,
+    alt_epsilon: float = 0.2,
 ) -> JudgeComparison:
-    """Every table of the comparison from the rows ``logs.load_scores`` read."""
+    """Every table of the comparison from the rows ``logs.load_scores`` read
+    (``alt_epsilon``: the alternative-annotator test's margin, `alttest`)."""
     from tqdm.auto import tqdm
 
     samples = loaded.samples
@@ -353,6 +355,10 @@ def build_comparison(
                 f"only {common} dialog(s) were scored by every judge and rated by humans: "
                 "the ranking rests on very few dialogs"
             )
+    from .selfcheck import judge_extras
+
+    wide = wide_scores(samples, names)
+    extras = judge_extras(samples, table, wide, common_dialogs(samples, names), alt_epsilon)
     replies, reply_pairs = loaded.replies, None
     if loaded.reply_scores is not None:
         from .replying import reply_pairs as pairs_of_replies
@@ -362,7 +368,9 @@ def build_comparison(
         reply_pairs = pairs_of_replies(loaded.reply_scores, resamples, seed)
     return JudgeComparison(
         reply_pairs=reply_pairs,
-        judges=table,
+        judges=extras.judges,
+        alt_test=extras.alt_test,
+        alt_note=extras.alt_note,
         pairs=pairs,
         length_bias=bias,
         histograms=histogram_table(samples, names),
