@@ -121,5 +121,37 @@ def scale_section(comparison: Any, specs: list[str], kind: str = "standard") -> 
         lines.append("|---|---|---|---|---|")
         for _, r in frame.iterrows():
             lines.append(f"| {r['a']} | {r['b']} | {r['n']} | {r['kappa']:.3f} | {r['p']:.3g} |")
+        if pub.mapping.get("responder"):
+            lines += _responder_lines(pub, inspect_judges, comparison, section)
     section.text = "\n".join(lines)
     return section
+
+
+def _responder_lines(
+    pub: Any, inspect_judges: dict, comparison: Any, section: ScaleSection
+) -> list[str]:
+    """Bias, calibrated bias and responder ranking per judge (``compare.responders``)."""
+    from .compare.responders import published_responders, responder_table
+
+    frame = published_responders(pub, inspect_judges)
+    judges = [c for c in frame.columns if c not in ("context", "responder", "human")]
+    table = responder_table(
+        frame, judges, comparison.calibration_method, min(comparison.resamples, 1000),
+        comparison.seed,
+    )  # fmt: skip
+    section.frames.append(table.assign(spec=pub.name, table="responders"))
+    lines = [
+        f"\nResponders ({pub.name}: {table['responders'].max()} responders in "
+        f"{table['contexts'].max()} contexts; bias = judge - people on 1-5, 95% CI over contexts; "
+        f"calibrated: {comparison.calibration_method}, cross-fitted by context):",
+        "| judge | responses | bias [95% CI] | calibrated bias [95% CI] | ranking ρ [95% CI] |",
+        "|---|---|---|---|---|",
+    ]
+    for _, r in table.iterrows():
+        lines.append(
+            f"| {r['judge']} | {r['responses']} | {r['bias']:.3f} [{r['bias_low']:.3f}, "
+            f"{r['bias_high']:.3f}] | {r['calibrated_bias']:.3f} [{r['calibrated_bias_low']:.3f}, "
+            f"{r['calibrated_bias_high']:.3f}] | {r['ranking_spearman']:.3f} "
+            f"[{r['ranking_low']:.3f}, {r['ranking_high']:.3f}] |"
+        )
+    return lines
