@@ -59,7 +59,7 @@ def summary_lines(log: EvalLog, reasons: Counter[tuple[str, str]] | None = None)
             key=lambda item: -item[1],
         )
         methods = ", ".join(f"{name} {count}" for name, count in by_method if count)
-        line = f"{result.name}: {scored} of {scored + unscored} samples scored"
+        line = f"{result.name}{judged_by(log)}: {scored} of {scored + unscored} samples scored"
         if methods:
             line += f" ({methods})"
         if flags:
@@ -72,9 +72,36 @@ def summary_lines(log: EvalLog, reasons: Counter[tuple[str, str]] | None = None)
     return lines
 
 
-@hooks(name="inspect_empathy_summary", description="Scored/unscored counts of empathy scorers.")
+def judged_by(log: EvalLog) -> str:
+    """`` (judge: <model>)``: who scored, so that each line of an eval-set names its judge
+    (the model bound to the ``grader`` role where there is one, else the model under
+    evaluation, judge mode's judge)."""
+    roles = log.eval.model_roles or {}
+    grader = roles.get("grader")
+    if grader is not None:
+        return f" (grader: {grader.model})"
+    return f" (judge: {log.eval.model})" if log.eval.model else ""
+
+
+_registered = False
+
+
+def activate() -> None:
+    """Register the end-of-task summary hook, once, when an empathy scorer is made: a
+    plugin that is only installed registers no hook, so Inspect runs of other tasks get
+    no start-up banner and no per-sample call from it."""
+    global _registered
+    if not _registered:
+        _registered = True
+        hooks(
+            name="inspect_empathy_summary", description="Scored/unscored counts of empathy scorers."
+        )(ScoringSummary)
+
+
 class ScoringSummary(Hooks):
-    """Counts unscored reasons as samples end; prints `summary_lines` when a task ends."""
+    """Counts unscored reasons as samples end; prints `summary_lines` when a task ends.
+
+    Registered (`activate`) only once an empathy scorer exists in the process."""
 
     def __init__(self) -> None:
         self._reasons: dict[str, Counter[tuple[str, str]]] = {}

@@ -26,7 +26,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect, warn_once
 
-from . import _summary  # noqa: F401  (registers the end-of-task scoring summary)
+from . import _summary  # registers the end-of-task scoring summary (enabled when used)
 from ._compat import PrerequisiteError
 from ._geval import (
     DEFAULT_COMPLETIONS,
@@ -135,6 +135,7 @@ def empathy_scorer(
         disagrees with ``completions``).
     """
     n = check_options(method, completions, samples, low_mass, min_parsed)
+    _summary.activate()  # the end-of-task summary runs once a task has this scorer
     if aggregate not in ("mean", "median"):
         raise ValueError(f"aggregate must be 'mean' or 'median', not {aggregate!r}")
     role = _as_role(model_role)

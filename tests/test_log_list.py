@@ -124,3 +124,52 @@ def test_somers_d_all_is_somers_d_when_all_are_scored() -> None:
     expected = somersd(human, judge_scores).statistic  # D(judge | human)
     assert somers_d_all(judge_scores, [float(h) for h in human], 0) == pytest.approx(expected)
     assert somers_d_all([], [], 4) == -1.0  # nothing scored: every pair against people
+
+
+def test_the_end_of_run_line_names_the_judge(tmp_path: Path) -> None:
+    from inspect_empathy._summary import summary_lines
+
+    [line] = summary_lines(run(tmp_path, skip_hard=True))
+    assert line.startswith(f"empathy_scorer (judge: mockllm/model): {N - len(HARD)} of {N}")
+
+
+OTHER_TASK = '''
+from inspect_ai import Task, task
+from inspect_ai.dataset import Sample
+from inspect_ai.scorer import match
+from inspect_ai.solver import solver
+
+
+@solver
+def answer():
+    async def solve(state, generate):
+        state.output.completion = "yes"
+        return state
+    return solve
+
+
+@task
+def other():
+    return Task(dataset=[Sample(input="say yes", target="yes")], solver=answer(), scorer=match())
+'''
+
+
+def test_another_task_runs_without_a_word_or_a_hook_from_the_plugin(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "other.py").write_text(OTHER_TASK, encoding="utf-8")
+    code = (
+        "from inspect_ai import eval\n"
+        "from inspect_ai.hooks._hooks import get_all_hooks\n"
+        f"[log] = eval('other.py', model='mockllm/model', log_dir={str(tmp_path)!r})\n"
+        "assert log.status == 'success', log.error\n"
+        "print('ENABLED', [type(h).__name__ for h in get_all_hooks() if h.enabled()])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    output = done.stdout + done.stderr
+    assert "ENABLED []" in output  # the plugin is installed (its entry point loaded) but inert
+    assert "hooks enabled" not in output and "empathy" not in output.lower(), output
