@@ -199,6 +199,13 @@ def compare_command(args: argparse.Namespace) -> int:
     from .compare.folder import check_out
     from .compare.report import terminal_text
 
+    if not args.logs and not args.published:
+        print(
+            "inspect-empathy compare: the following arguments are required: LOGS "
+            "(or --published SPEC)",
+            file=sys.stderr,
+        )
+        raise SystemExit(2)
     resamples = DEFAULT_RESAMPLES if args.resamples is None else args.resamples
     if resamples < 0:
         print("inspect-empathy compare: --resamples must be >= 0", file=sys.stderr)

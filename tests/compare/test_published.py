@@ -149,8 +149,10 @@ def test_an_inspect_judge_beside_the_published_ones(
 
 
 def test_compare_without_logs_or_published_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["compare", "--resamples", "0"]) == 1
-    assert "nothing to compare" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        main(["compare", "--resamples", "0"])
+    assert info.value.code == 2
+    assert "LOGS (or --published SPEC)" in capsys.readouterr().err
 
 
 def test_crowd_fractional_means_are_scored_on_the_own_scale(toy: Path) -> None:
