@@ -14,8 +14,11 @@ with Y the human ratings and f the grader's scores on the labelled replies L (n)
 on the unlabelled replies U (N - n). Its variance is var_L(Y - lambda f) / n + lambda^2
 var_U(f) / (N - n); the power-tuned lambda = cov_L(Y, f) / ((1 + n / (N - n)) var(f))
 (var over L and U together), clipped to [0, 1]; the CI is the normal interval. This is
-the estimator and interval of the authors' package (``ppi_py.ppi_mean_ci`` with
-``lhat=None``: population standard deviations, lambda clipped), written out here. It needs
+the estimator of the authors' package (``ppi_py.ppi_mean_ci`` with ``lhat=None``, lambda
+clipped), written out here, with one small-sample change to its interval: sample variances
+(ddof 1) and Student's t with n - 1 degrees of freedom instead of the normal quantile (with
+n = 30 rated replies the normal interval covered 92.7% in the simulation of
+``tests/compare/test_ppi.py``; with t, 94-95%). It needs
 the labelled replies to be a random sample of the N (rate a random subset, not the
 interesting ones).
 
@@ -39,10 +42,12 @@ from .comparison import CompareError, LogSource
 DEFAULT_CONFIDENCE = 0.95
 
 
-def _z(confidence: float) -> float:
+def _z(confidence: float, df: float = math.inf) -> float:
+    """The two-sided critical value: Student's t with ``df`` degrees of freedom (normal
+    when infinite)."""
     from scipy import stats
 
-    return float(stats.norm.ppf(0.5 + confidence / 2))
+    return float(stats.t.ppf(0.5 + confidence / 2, df))
 
 
 def ppi_arrays(
@@ -68,8 +73,8 @@ def ppi_arrays(
     lam_k = lam_arr[..., None]
     unlabelled_mean = fu.mean(-1) if big_n else np.zeros(y.shape[:-1])
     estimate = y.mean(-1) + lam_arr * (unlabelled_mean - fl.mean(-1))
-    rectifier = (y - lam_k * fl).std(axis=-1) ** 2 / n
-    imputed = (lam_k * fu).std(axis=-1) ** 2 / big_n if big_n else 0.0
+    rectifier = (y - lam_k * fl).var(axis=-1, ddof=1) / n
+    imputed = (lam_k * fu).var(axis=-1, ddof=1) / big_n if big_n > 1 else 0.0
     return estimate, np.sqrt(rectifier + imputed), lam_arr
 
 
@@ -93,7 +98,7 @@ def ppi_mean(
             "ppi_mean: human ratings and grader scores of the labelled replies differ in length"
         )
     n = len(y)
-    z = _z(confidence)
+    z = _z(confidence, max(n - 1, 1))
     out: dict[str, float] = {"n": float(n), "n_total": float(n + len(fu))}
     every = np.concatenate([fl, fu])
     out["judge"] = float(every.mean()) if len(every) else math.nan
