@@ -53,12 +53,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 import pytest
-
-# benchmarks/fake_openai.py, on the import path once fake_servers is imported
-from fake_openai import error_body, prompt_text  # noqa: E402
 from fake_servers import FakeServer
 
 Kind = Literal["openai", "anthropic"]
+
+# benchmarks/fake_openai.py, on the import path once fake_servers is imported
+from fake_openai import error_body, prompt_text  # noqa: E402
 
 EXPIRED_MESSAGE = "This request could not be executed before the completion window expired."
 CANCELLED_MESSAGE = "This request was not executed because the batch was cancelled."
@@ -126,7 +126,8 @@ class BatchServer:
     def __init__(self, kind: Kind, port: int = 0) -> None:
         self.kind: Kind = kind
         self.judge = FakeServer(kind)
-        """Answers each batched request (its HTTP endpoint is not used)."""
+        """Answers each batched request (its own HTTP endpoint is not used: stopped now)."""
+        self.judge.stop()
         self.polls = 1
         self.faults: list[BatchFault] = []
         self.batches: dict[str, _Batch] = {}
@@ -136,7 +137,9 @@ class BatchServer:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._httpd = _Server(("127.0.0.1", port), _handler_for(self))
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
 
     @property
@@ -180,7 +183,6 @@ class BatchServer:
     def stop(self) -> None:
         self._httpd.shutdown()
         self._httpd.server_close()
-        self.judge.stop()
         self._thread.join(timeout=5)
 
     # -- OpenAI -----------------------------------------------------------------------

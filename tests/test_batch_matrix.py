@@ -126,20 +126,35 @@ def test_response_mode_grader_batches_with_its_own_config(
 # Each asserts Inspect's own behaviour (not the plugin's), as docs/reliability.md describes it.
 
 
+def first_errors(log: EvalLog) -> dict[str, str]:
+    """Per sample, the error of its first try (``--retry-on-error`` keeps it in
+    ``error_retries``); every sample must have been scored on its retry."""
+    assert log.samples is not None
+    found = {}
+    for s in log.samples:
+        assert s.error is None and s.error_retries, (s.id, s.error)
+        found[str(s.id)] = s.error_retries[0].message
+    outcomes(log)
+    return found
+
+
 @pytest.mark.parametrize("status", ["expired", "cancelled"])
 def test_expired_or_cancelled_batch_errors_every_sample(
     status: str, openai_batch_server: BatchServer, tmp_path: Path
 ) -> None:
     """Two of three requests ran (their answers are in the output file, and are charged);
     one did not (``batch_expired`` / ``batch_cancelled`` in the error file). Inspect builds
-    an HTTP error whose status is that code (a string), fails on it, and errors all three."""
+    an HTTP error whose status is that code (a string), fails on it, and errors all three;
+    ``--retry-on-error`` asks all three again in a new batch (two answers bought twice)."""
     server = openai_batch_server
     server.script(BatchFault(status, unfinished="[judge-says:5]"))  # type: ignore[arg-type]
-    found = errors(run(batch_model(OPENAI, server), tmp_path))
-    assert server.judge.count() == 2  # answered and paid for: d2, d4
-    assert server.count("GET /v1/files/") == 2  # output and error file both downloaded
+    found = first_errors(run(batch_model(OPENAI, server), tmp_path, retry_on_error=1))
     for message in found.values():
         assert "'>=' not supported between instances of 'str' and 'int'" in message, found
+    first = next(iter(server.batches.values()))
+    assert (first.completed, first.failed) == (2, 1)  # d2, d4 answered; both files read
+    assert server.count("GET /v1/files/file-") >= 3
+    assert server.judge.count() == 2 + 3
 
 
 def test_one_request_error_in_the_error_file_errors_every_sample(
@@ -151,10 +166,10 @@ def test_one_request_error_in_the_error_file_errors_every_sample(
     server = openai_batch_server
     server.script(BatchFault(request_error="[judge-says:5]"))
     found = errors(run(batch_model(OPENAI, server), tmp_path))
-    assert server.judge.count() == 2
     for message in found.values():
         assert "validation errors for ChatCompletion" in message, found
         assert "fake invalid request" not in message  # pydantic's repr cuts the API's words
+    assert server.judge.count() == 2
 
 
 def test_rejected_batch_loses_the_providers_reason(
@@ -165,12 +180,12 @@ def test_rejected_batch_loses_the_providers_reason(
     server = openai_batch_server
     server.script(BatchFault("failed"))
     found = errors(run(batch_model(OPENAI, server), tmp_path))
-    assert server.judge.count() == 0
     for message in found.values():
         assert message == (
             "RuntimeError('Batch rejected: error information could not be determined')"
         )
         assert "token_limit_exceeded" not in message and "Enqueued" not in message
+    assert server.judge.count() == 0
 
 
 def test_completed_batch_missing_a_line_waits_until_the_attempt_timeout(
@@ -205,3 +220,22 @@ def test_missing_line_is_asked_again_with_attempt_timeout_and_retries(
         assert found[f"d{k}"][0] == pytest.approx(expected_logprob_score(k), abs=1e-6)
     sizes = [len(b.requests) for b in server.batches.values()]
     assert sizes == [3, 1], sizes
+
+
+def test_time_limit_ends_the_wait_but_leaves_the_sample_unscored(
+    openai_batch_server: BatchServer, tmp_path: Path
+) -> None:
+    """``--time-limit`` also ends the wait, but Inspect then runs the scorer on a sample
+    without output, and the plugin's scorer records it as *unscored* (final: ``eval-retry``
+    does not ask again), not as errored. This asserts the plugin's behaviour as observed
+    (scorer.py); docs/reliability.md advises ``--attempt-timeout`` instead."""
+    server = openai_batch_server
+    server.script(BatchFault(missing="[judge-says:5]"))
+    log = run(batch_model(OPENAI, server), tmp_path, time_limit=2)
+    assert log.samples is not None
+    [d5] = [s for s in log.samples if s.id == "d5"]
+    assert d5.error is None and d5.limit is not None and d5.limit.type == "time"
+    score = d5.scores["empathy_scorer"]  # type: ignore[index]
+    assert (
+        score.metadata and score.metadata["unscored_reason"] == "the judge returned no completion"
+    )
