@@ -119,6 +119,7 @@ def empathy(
         ),
         epochs=Epochs(1, empathy_mean()),
         headline_metric=HeadlineMetric(metric=HEADLINE_METRIC) if rated else None,
+        version=TASK_VERSION,
         viewer=JUDGE_VIEW if prompted else None,
         metadata={
             "mode": "judge",
@@ -141,6 +142,10 @@ def calibration_provenance(path: str | None) -> dict[str, Any] | None:
     except ValueError as ex:
         raise OptionError(str(ex)) from None
 
+
+TASK_VERSION = "1.1.0"
+"""Both tasks' version (in each log's ``eval.task_version``): 1.1.0 is judge mode's
+headline ``somers_d_all`` and the run counts in sample metadata."""
 
 GRADER_ROLE = "grader"
 SELF_GRADING_HINT = (
@@ -235,6 +240,7 @@ def empathy_response(
             calibration=calibration,
         ),
         epochs=Epochs(1, empathy_mean()),
+        version=TASK_VERSION,
         metadata={
             "mode": "response",
             "grader_method": grader_method,

@@ -19,6 +19,7 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 from inspect_empathy import empathy
 from inspect_empathy.metrics import somers_d_all
+from inspect_empathy.tasks import TASK_VERSION
 
 N, HARD = 30, {3, 8, 13, 19, 24, 28}
 """Dialogs, and those the judge gets wrong (its twin leaves them unscored)."""
@@ -81,6 +82,7 @@ def test_a_judge_that_skips_hard_dialogs_ranks_below_the_judge_that_scored_them(
         assert resolved is not None and resolved.name == "somers_d_all"
         shown[name] = resolved.metric.value
     assert shown["twin"] < shown["full"]
+    assert full.eval.task_version == TASK_VERSION  # the task's version is in every log
     metrics = {
         name: {k: m.value for k, m in log.results.scores[0].metrics.items()}  # type: ignore[union-attr]
         for name, log in (("full", full), ("twin", twin))

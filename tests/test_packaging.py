@@ -29,6 +29,10 @@ def test_wheel_install_loads_bundled_dataset(tmp_path: Path) -> None:
     )  # fmt: skip
     assert build.returncode == 0, build.stderr
     [wheel] = (tmp_path / "dist").glob("inspect_empathy-*.whl")
+    import zipfile
+
+    names = zipfile.ZipFile(wheel).namelist()
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), names  # MIT
     site = tmp_path / "site"
     install = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site),

@@ -5,7 +5,8 @@ Known corpora pick their format: ``thu-coai/esconv`` (the ``ESConv.json`` file o
 the repository) and ``facebook/empathetic_dialogues``. Any other dataset needs a
 ``format`` (``jsonl``/``json`` for rows with ``turns``/``messages``, or ``csv`` for
 rows mapped like CSV columns) and takes ``split`` (default ``test`` for
-EmpatheticDialogues, ``train`` otherwise).
+EmpatheticDialogues, ``train`` otherwise). Every load names its revision
+(``hf:OWNER/NAME@REVISION``, also in a spec's ``path``), recorded with the source.
 """
 
 from __future__ import annotations
@@ -43,7 +44,21 @@ def hub_library() -> ModuleType:
     return datasets
 
 
+def pinned(name: str, revision: Any = None) -> tuple[str, str]:
+    """``OWNER/NAME`` and its revision, from ``OWNER/NAME@REVISION`` or ``revision``; a
+    DatasetError when there is none: an unpinned load is not reproducible."""
+    repo, _, at = name.partition("@")
+    revision = str(revision or at).strip()
+    if not revision:
+        raise DatasetError(
+            f"hf:{repo}: pin a revision (a commit hash or tag), e.g. hf:{repo}@<commit>: the "
+            "hub's files change, and an unpinned load cannot be reproduced"
+        )
+    return repo.strip(), revision
+
+
 def hub_format(name: str, format: str | None) -> str:
+    name = name.partition("@")[0].strip()
     fmt = format or HUB_FORMATS.get(name.lower())
     if fmt is None:
         raise DatasetError(
@@ -59,14 +74,15 @@ def load_hub(
     """Records from a hub dataset, mapped by ``format``."""
     fmt = hub_format(name, format)
     library = hub_library()
+    name, revision = pinned(name, mapping.pop("revision", None))
     if fmt == "esconv":
         file = str(mapping.pop("file", ESCONV_FILE))
-        yield from load_esconv(_download(name, file), report, **mapping)
+        yield from load_esconv(_download(name, file, revision), report, **mapping)
         return
     split = str(mapping.pop("split", "test" if fmt == "empathetic_dialogues" else "train"))
-    origin = f"hf:{name} ({split})"
+    origin = f"hf:{name}@{revision} ({split})"
     try:
-        rows = library.load_dataset(name, split=split)
+        rows = library.load_dataset(name, split=split, revision=revision)
     except Exception as ex:  # network, missing split, script-based repo, ...
         raise DatasetError(f"{origin}: cannot load from the hub: {ex}") from ex
     if fmt == "empathetic_dialogues":
@@ -81,12 +97,14 @@ def load_hub(
         raise DatasetError(f"{origin}: format {fmt!r} cannot be read from the hub")
 
 
-def _download(name: str, file: str) -> Path:
+def _download(name: str, file: str, revision: str) -> Path:
     try:
         from huggingface_hub import hf_hub_download
     except ImportError as ex:
         raise DatasetError(INSTALL) from ex
     try:
-        return Path(hf_hub_download(repo_id=name, filename=file, repo_type="dataset"))
+        return Path(
+            hf_hub_download(repo_id=name, filename=file, repo_type="dataset", revision=revision)
+        )
     except Exception as ex:
         raise DatasetError(f"hf:{name}: cannot download {file}: {ex}") from ex

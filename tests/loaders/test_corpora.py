@@ -235,8 +235,8 @@ def test_hub_dataset_through_a_stand_in_library(monkeypatch) -> None:
     """The hub path end to end, with an in-memory stand-in for ``datasets`` (no network)."""
     calls = []
 
-    def load_dataset(name: str, split: str):
-        calls.append((name, split))
+    def load_dataset(name: str, split: str, revision: str):
+        calls.append((name, split, revision))
         return [
             {"id": "h1", "messages": [{"role": "user", "content": "I'm nervous."},
                                       {"role": "assistant", "content": "That's natural."}],
@@ -246,20 +246,23 @@ def test_hub_dataset_through_a_stand_in_library(monkeypatch) -> None:
     fake = types.ModuleType("datasets")
     fake.load_dataset = load_dataset  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "datasets", fake)
-    dataset = load_dialogs("hf:someone/chats", format="jsonl")
-    assert calls == [("someone/chats", "train")]
+    dataset = load_dialogs("hf:someone/chats@0a1b2c3", format="jsonl")
+    assert calls == [("someone/chats", "train", "0a1b2c3")]
     assert dataset[0].id == "h1"
-    assert dataset.location == "hf:someone/chats"
+    assert dataset.location == "hf:someone/chats@0a1b2c3"  # the revision is in the log
     with pytest.raises(DatasetError, match="unknown hub dataset"):
-        load_dialogs("hf:someone/chats")
+        load_dialogs("hf:someone/chats@0a1b2c3")
+    with pytest.raises(DatasetError, match=r"pin a revision .* hf:someone/chats@<commit>"):
+        load_dialogs("hf:someone/chats", format="jsonl")
+    assert len(calls) == 1  # refused before any download
 
 
 def test_hub_esconv_reads_the_repository_file(monkeypatch) -> None:
     """``hf:thu-coai/esconv`` fetches ``ESConv.json`` (stand-in download: the fixture)."""
     fetched = []
 
-    def hf_hub_download(repo_id: str, filename: str, repo_type: str) -> str:
-        fetched.append((repo_id, filename, repo_type))
+    def hf_hub_download(repo_id: str, filename: str, repo_type: str, revision: str) -> str:
+        fetched.append((repo_id, filename, repo_type, revision))
         return str(FIXTURES / "esconv.json")
 
     fake_datasets = types.ModuleType("datasets")
@@ -268,6 +271,6 @@ def test_hub_esconv_reads_the_repository_file(monkeypatch) -> None:
     fake_hub.hf_hub_download = hf_hub_download  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "datasets", fake_datasets)
     monkeypatch.setitem(sys.modules, "huggingface_hub", fake_hub)
-    dataset = load_dialogs("hf:thu-coai/esconv", unit="star")
-    assert fetched == [("thu-coai/esconv", "ESConv.json", "dataset")]
+    dataset = load_dialogs("hf:thu-coai/esconv@v1.0", unit="star")
+    assert fetched == [("thu-coai/esconv", "ESConv.json", "dataset", "v1.0")]
     assert [s.id for s in dataset] == ["esconv-0-t6", "esconv-0-t9", "esconv-1-t2"]
