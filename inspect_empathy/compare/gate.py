@@ -1,0 +1,92 @@
+"""A gate for CI pipelines: ``inspect-empathy compare --fail-under spearman=0.6``.
+
+Each threshold applies to every compared judge that is not an offline baseline (floors
+are expected to fail), or to the judges named with ``--gate-judge``. The figures are the
+ranked table's: agreement on the common set (the dialogs every judge scored and humans
+rated), so a judge cannot pass by leaving hard dialogs unscored; ``coverage`` is there to
+gate on that too. A figure that cannot be computed (no human ratings, too few dialogs)
+fails the gate: a gate never passes on a missing number.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .comparison import JudgeComparison
+
+UNDER = (
+    "spearman", "spearman_low", "kendall", "pearson", "qwk", "qwk_low", "exact",
+    "within_one", "coverage",
+)  # fmt: skip
+"""Metrics where higher is better: ``--fail-under`` (``*_low``: the 95% CI's lower end)."""
+OVER = ("mae", "mae_high", "rmse")
+"""Metrics where lower is better: ``--fail-over``."""
+EXIT_FAILED = 3
+"""Exit status of ``inspect-empathy compare`` when a gate fails (1: an error, 2: usage)."""
+
+Threshold = tuple[str, float]
+
+
+def _parser(allowed: tuple[str, ...], flag: str):  # noqa: ANN202
+    def parse(text: str) -> Threshold:
+        name, sep, value = text.partition("=")
+        name = name.strip().lower()
+        if not sep or name not in allowed:
+            raise argparse.ArgumentTypeError(
+                f"{flag} takes METRIC=VALUE with METRIC one of {', '.join(allowed)} (got {text!r})"
+            )
+        try:
+            number = float(value)
+        except ValueError:
+            number = math.nan
+        if not math.isfinite(number):
+            raise argparse.ArgumentTypeError(f"{flag} {text!r}: {value!r} is not a number")
+        return name, number
+
+    return parse
+
+
+parse_under = _parser(UNDER, "--fail-under")
+parse_over = _parser(OVER, "--fail-over")
+
+
+def gate_failures(
+    comparison: JudgeComparison,
+    under: list[Threshold] | None = None,
+    over: list[Threshold] | None = None,
+    judges: list[str] | None = None,
+) -> list[str]:
+    """Why the gate fails, one line per judge and threshold (empty: it passes)."""
+    under, over = list(under or []), list(over or [])
+    if not under and not over:
+        return []
+    table = comparison.judges
+    if judges:
+        missing = [j for j in judges if j not in set(table["judge"])]
+        failures = [f"--gate-judge {j}: no such judge in the comparison" for j in missing]
+        gated = table[table["judge"].isin(judges)]
+    else:
+        failures = []
+        gated = table[~table["baseline"].astype(bool)] if len(table) else table
+        if gated.empty:
+            failures.append("no judge to gate (only offline baselines, which are floors)")
+    where = f"on the {comparison.common} dialog(s) every judge scored and humans rated"
+    for _, row in gated.iterrows():
+        for name, limit, fails, sign in [
+            *((n, v, lambda x, v=v: x < v, "<") for n, v in under),
+            *((n, v, lambda x, v=v: x > v, ">") for n, v in over),
+        ]:
+            value = row.get(name, math.nan)
+            value = math.nan if value is None else float(value)
+            if math.isnan(value):
+                why = "no human ratings" if not comparison.has_human else "too few dialogs"
+                failures.append(
+                    f"{row['judge']}: {name} cannot be computed ({why}), needed {limit:g}"
+                )
+            elif fails(value):
+                scope = "" if name == "coverage" else f" ({where})"
+                failures.append(f"{row['judge']}: {name} {value:.3f} {sign} {limit:g}{scope}")
+    return failures
