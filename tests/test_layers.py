@@ -28,7 +28,7 @@ LAYERS: dict[str, int] = {
     "loaders": 2, "metrics": 2, "reducer": 2,
     "dataset": 3, "scorer": 3, "solver": 3, "baseline": 3,
     "tasks": 4, "compare": 4,
-    "cli": 5, "_registry": 5, "": 5,
+    "cli": 5, "_registry": 5, "": 5, "published_cli": 5,
 }  # fmt: skip
 
 
