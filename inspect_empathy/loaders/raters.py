@@ -244,7 +244,7 @@ def read_rows(path: Path, sheet: str | None = None) -> tuple[list[str], list[lis
             import openpyxl
         except ImportError as ex:
             raise DatasetError(
-                f"{path}: reading .xlsx needs openpyxl (pip install openpyxl)"
+                f"{path}: reading .xlsx needs openpyxl (pip install 'inspect-empathy[xlsx]')"
             ) from ex
         try:
             book = openpyxl.load_workbook(path, read_only=True, data_only=True)
