@@ -140,15 +140,17 @@ def first_errors(log: EvalLog) -> dict[str, str]:
 
 @pytest.mark.parametrize("status", ["expired", "cancelled"])
 def test_expired_or_cancelled_batch_errors_every_sample(
-    status: str, openai_batch_server: BatchServer, tmp_path: Path
+    status: str, openai_batch_server: BatchServer, tmp_path: Path, quick_backoff: None
 ) -> None:
     """Two of three requests ran (their answers are in the output file, and are charged);
     one did not (``batch_expired`` / ``batch_cancelled`` in the error file). Inspect builds
     an HTTP error whose status is that code (a string), fails on it, and errors all three;
+    ``--max-retries`` does not retry it (each sample's first try errored);
     ``--retry-on-error`` asks all three again in a new batch (two answers bought twice)."""
     server = openai_batch_server
     server.script(BatchFault(status, unfinished="[judge-says:5]"))  # type: ignore[arg-type]
-    found = first_errors(run(batch_model(OPENAI, server), tmp_path, retry_on_error=1))
+    log = run(batch_model(OPENAI, server), tmp_path, max_retries=2, retry_on_error=1)
+    found = first_errors(log)
     for message in found.values():
         assert "'>=' not supported between instances of 'str' and 'int'" in message, found
     first = next(iter(server.batches.values()))
