@@ -293,7 +293,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command is None:
         parser.print_help()
         return 2
-    return command(args)
+    try:
+        return command(args)
+    except ModuleNotFoundError as ex:
+        extra = EXTRAS.get((ex.name or "").split(".")[0])
+        if extra is None:
+            raise
+        print(
+            f"inspect-empathy {args.command}: needs {ex.name}, which the base install leaves "
+            f"out: pip install 'inspect-empathy[{extra}]'",
+            file=sys.stderr,
+        )
+        return 2
+
+
+EXTRAS = {"matplotlib": "compare", "pyarrow": "compare"}
+"""Packages of an extra (pyproject.toml), by the extra that installs them."""
 
 
 if __name__ == "__main__":

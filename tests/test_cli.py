@@ -39,3 +39,15 @@ def test_calibrate_requires_logs(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["calibrate", "--out", "x.json"])
     assert "LOGS" in capsys.readouterr().err
+
+
+def test_a_missing_extra_is_one_line_naming_it(monkeypatch, capsys) -> None:
+    from inspect_empathy import cli
+
+    def needs_matplotlib(args):
+        raise ModuleNotFoundError("No module named 'matplotlib'", name="matplotlib")
+
+    monkeypatch.setitem(cli.COMMANDS, "compare", needs_matplotlib)
+    assert cli.main(["compare", "logs"]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "pip install 'inspect-empathy[compare]'" in line
