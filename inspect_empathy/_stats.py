@@ -1,8 +1,8 @@
 """Plain statistics of judge scores and human ratings on the 1-5 scale (numpy).
 
-Used by the Inspect metrics (`metrics.py`) and the comparison; numpy and krippendorff
-are imported where they are used, since Inspect imports every plugin at start-up, also
-for runs that never compute these. The three correlations are numpy, not
+Used by the Inspect metrics (`metrics.py`) and the comparison; numpy and Inspect's
+scorer module are imported where they are used, since Inspect imports every plugin at
+start-up, also for runs that never compute these. The three correlations are numpy, not
 ``scipy.stats``: the metrics run inside every eval, and importing ``scipy.stats`` there
 added about 70 MB to the eval's peak memory (docs/performance.md); the tests check them
 against scipy.
@@ -166,10 +166,14 @@ def krippendorff_alpha(ratings: Sequence[Sequence[float | None]]) -> float | Non
     """Ordinal Krippendorff's alpha for judges (rows) x items (columns), rounded to 1-5.
 
     Missing ratings are None. Returns None where alpha is undefined (fewer than
-    two judges, no item rated twice, or no variation at all).
+    two judges, no item rated twice, or no variation at all). Computed by Inspect's
+    public ``krippendorff_alpha(level="ordinal")`` metric, each item that two or more
+    judges rated a unit (the same figure as the ``krippendorff`` package's ordinal alpha
+    on the 1-5 domain: tests/test_alpha_inspect.py checks them against each other).
     """
-    import krippendorff
     import numpy as np
+    from inspect_ai.scorer import SampleScore, Score
+    from inspect_ai.scorer import krippendorff_alpha as inspect_alpha
 
     raw = np.array([[np.nan if v is None else v for v in row] for row in ratings], dtype=float)
     if raw.ndim != 2 or raw.shape[0] < 2:
@@ -177,13 +181,12 @@ def krippendorff_alpha(ratings: Sequence[Sequence[float | None]]) -> float | Non
     present = ~np.isnan(raw)
     data = np.full(raw.shape, np.nan)
     data[present] = round_score(raw[present])
-    pairable = (~np.isnan(data)).sum(axis=0) >= 2
-    values = data[:, pairable]
-    if values.size == 0 or len(np.unique(values[~np.isnan(values)])) < 2:
+    units = [[float(v) for v in column if v == v] for column in data.T]
+    units = [unit for unit in units if len(unit) >= 2]  # Inspect's metric warns on the rest
+    if not units or len({v for unit in units for v in unit}) < 2:
         return None
-    alpha = krippendorff.alpha(
-        reliability_data=data, level_of_measurement="ordinal", value_domain=[1, 2, 3, 4, 5]
-    )
+    scores = [SampleScore(score=Score(value=unit), sample_id=i) for i, unit in enumerate(units)]
+    alpha = inspect_alpha(level="ordinal")(scores)
     return float(alpha) if math.isfinite(alpha) else None
 
 
