@@ -31,12 +31,13 @@ from ._compat import PrerequisiteError
 from ._geval import (
     DEFAULT_COMPLETIONS,
     MIN_PARSED,
+    SAMPLING_KEY,
     Judgement,
     Method,
     check_method,
     judge_output,
 )
-from ._judge_call import JudgeRequest, ask_judge, complete_choices, judge_request
+from ._judge_call import PRECISION, JudgeRequest, ask_judge, complete_choices, judge_request
 from ._rubric import Turn, render_dialog, render_prompt, turns_from_messages
 from ._score_text import SCORES
 from .alt_metric import alt_test_metric
@@ -92,6 +93,7 @@ def empathy_scorer(
     group_by: str | None = None,
     calibration: str | None = None,
     samples: int | None = None,
+    precision: float = PRECISION,
 ) -> Scorer:
     """Rate the last assistant reply for empathetical responding, 1-5, G-Eval style.
 
@@ -133,14 +135,18 @@ def empathy_scorer(
         the Score's metadata (``uncalibrated``), with the map (``calibration``).
       samples: Deprecated alias of ``completions`` (warns once; an error when it
         disagrees with ``completions``).
+      precision: For ``samples`` on a judge that returns fewer than ``completions``
+        answers a call: answers are drawn in rounds until the posterior standard
+        deviation of the weighted score is at most this (default 0.15); 0 draws all.
     """
     n = check_options(method, completions, samples, low_mass, min_parsed)
     _summary.activate()  # the end-of-task summary runs once a task has this scorer
+    check_precision(precision)
     if aggregate not in ("mean", "median"):
         raise ValueError(f"aggregate must be 'mean' or 'median', not {aggregate!r}")
     role = _as_role(model_role)
     explicit = _explicit_judges(model)
-    options = JudgeOptions(method, n, cot, low_mass, float(min_parsed))
+    options = JudgeOptions(method, n, cot, low_mass, float(min_parsed), float(precision))
     calibrate = calibrator(calibration)
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -249,6 +255,17 @@ def check_options(
     return n
 
 
+def check_precision(precision: float, prefix: str = "") -> None:
+    """Refuse a sequential-sampling precision that is not a number >= 0 (`OptionError`)."""
+    if isinstance(precision, bool) or not isinstance(precision, int | float) or not (
+        math.isfinite(precision) and precision >= 0
+    ):
+        raise OptionError(
+            f"{prefix}precision must be a number >= 0 (the posterior SD of the weighted score "
+            f"at which sampling stops; 0 draws every completion), not {precision!r}"
+        )
+
+
 def resolve_calibration(path: str | None) -> tuple[Any, dict[str, Any] | None]:
     """The `Calibration` a run applies and its provenance: the file's map, or under
     ``eval-retry`` the original run's (ValueError naming the file if bad)."""
@@ -293,6 +310,7 @@ class JudgeOptions:
     cot: bool
     low_mass: LowMass
     min_parsed: float
+    precision: float = PRECISION
 
 
 _announced: set[str] = set()
@@ -437,7 +455,7 @@ async def _judge_with(
 ) -> tuple[str, Judgement]:
     model = get_model(judge)
     output, request = await ask_judge(
-        model, prompt, options.method, options.completions, options.cot
+        model, prompt, options.method, options.completions, options.cot, options.precision
     )
     judgement = read_judgement(output, request, options)
     announce_fallback(str(model), judgement, request)
@@ -463,12 +481,15 @@ async def _judge_own_output(state: TaskState, options: JudgeOptions) -> Judgemen
     (`judge_generate` asked it as its service accepts; another solver's ``generate()``
     may have left fewer completions than ``samples`` needs: they are topped up)."""
     model = get_model()
-    request = judge_request(model, options.method, options.completions, options.cot)
+    request = judge_request(
+        model, options.method, options.completions, options.cot, options.precision
+    )
     output = state.output
     if (
         options.method == "samples"
         and output.choices
         and len(output.choices) < options.completions
+        and SAMPLING_KEY not in (output.metadata or {})  # a sequential draw that stopped
     ):
         output = await complete_choices(model, _prompt_messages(state.messages), output, request)
         state.output = output
@@ -559,20 +580,13 @@ def to_score(judgement: Judgement, context: dict[str, Any]) -> Score:
             metadata=metadata,
         )
     return Score(
-        value=judgement.value,
+        # rounded for reading (the viewer shows the value as stored): 1e-4 is far below
+        # any difference between judges, and the distribution keeps the full detail
+        value=round(judgement.value, 4),
         answer=judgement.raw,
-        explanation=_score_explanation(judgement),
+        explanation=_explain(judgement),
         metadata=metadata,
     )
-
-
-def _score_explanation(judgement: Judgement) -> str | None:
-    """A scored judgement's explanation, or None for a logprobs score whose probabilities
-    held: its metadata's ``distribution`` is the whole story, and Inspect keeps and
-    writes each Score's text several times over (metrics, summaries, reductions)."""
-    if judgement.method == "logprobs" and not judgement.details.get("low_mass"):
-        return None
-    return _explain(judgement)
 
 
 def panel_score(

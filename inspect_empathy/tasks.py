@@ -13,6 +13,7 @@ from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
 from ._compat import PrerequisiteError, active_model
 from ._geval import MIN_PARSED, Method
+from ._judge_call import PRECISION
 from .dataset import DatasetError, OnInvalid, load_dialogs, skipped_summary
 from .errors import OptionError
 from .reducer import empathy_mean
@@ -20,6 +21,7 @@ from .scorer import (
     Aggregate,
     LowMass,
     check_options,
+    check_precision,
     empathy_scorer,
     missing_grader_message,
     resolve_calibration,
@@ -66,6 +68,7 @@ def empathy(
     min_parsed: float = MIN_PARSED,
     calibration: str | None = None,
     samples: int | None = None,
+    precision: float = PRECISION,
 ) -> Task:
     """Judge mode: the model under evaluation rates each dialog's last bot reply (1-5).
 
@@ -93,8 +96,12 @@ def empathy(
       calibration: A calibration file (``inspect-empathy calibrate``) that maps
         the judge's scores onto the human scale (raw scores kept beside them).
       samples: Deprecated alias of ``completions`` (warns once).
+      precision: ``samples`` on a judge that returns fewer than ``completions`` answers
+        a call: draw until the weighted score's posterior SD is at most this (default
+        0.15; 0 draws all ``completions``).
     """
     n = check_options(method, completions, samples, low_mass, min_parsed, prefix="-T ")
+    check_precision(precision, prefix="-T ")
     provenance = calibration_provenance(calibration)
     if input not in ("dialog", "prompt"):
         raise PrerequisiteError(f"input must be 'dialog' or 'prompt', not {input!r}")
@@ -104,7 +111,7 @@ def empathy(
     summary = skipped_summary(data)
     rated = any(record.rating is not None for record in data.records)
     prompted = input == "prompt"
-    asking = judge_generate(method=method, completions=n, cot=cot)
+    asking = judge_generate(method=method, completions=n, cot=cot, precision=precision)
     return Task(
         dataset=data.as_prompts(cot) if prompted else data,
         solver=[asking] if prompted else [empathy_prompt(cot=cot), asking],
@@ -116,6 +123,7 @@ def empathy(
             low_mass=low_mass,
             min_parsed=min_parsed,
             calibration=calibration,
+            precision=precision,
         ),
         epochs=Epochs(1, empathy_mean()),
         headline_metric=HeadlineMetric(metric=HEADLINE_METRIC) if rated else None,
@@ -172,6 +180,7 @@ def empathy_response(
     min_parsed: float = MIN_PARSED,
     calibration: str | None = None,
     samples: int | None = None,
+    precision: float = PRECISION,
 ) -> Task:
     """Response mode: the model under evaluation writes the reply; a grader rates it (1-5).
 
@@ -204,8 +213,11 @@ def empathy_response(
       calibration: A calibration file (``inspect-empathy calibrate``) that maps
         the grader's scores onto the human scale (raw scores kept beside them).
       samples: Deprecated alias of ``completions`` (warns once).
+      precision: ``grader_method=samples`` on a grader that returns fewer than
+        ``completions`` answers a call: draw until the posterior SD is at most this.
     """
     n = check_options(grader_method, completions, samples, low_mass, min_parsed, prefix="-T ")
+    check_precision(precision, prefix="-T ")
     provenance = calibration_provenance(calibration)
     if not self_grading and grader_unbound_now(GRADER_ROLE):
         raise PrerequisiteError(missing_grader_message(GRADER_ROLE, SELF_GRADING_HINT))
@@ -238,6 +250,7 @@ def empathy_response(
             min_parsed=min_parsed,
             group_by=group_by,
             calibration=calibration,
+            precision=precision,
         ),
         epochs=Epochs(1, empathy_mean()),
         version=TASK_VERSION,
