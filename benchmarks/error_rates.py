@@ -1,0 +1,194 @@
+"""Honest error rates of compare's statistics (issue 28 item 4), by simulation.
+
+Judge and human data come from a known model: a dialog's true empathy z ~ N(0, 1); a
+human rating round(3 + 0.9 z + N(0, 0.6)) clipped to 1-5 (ties, like real ratings); a
+judge's score 3.6 + z + N(0, sigma) clipped to 1-5 (continuous like a G-Eval weighted
+score, inflated by 0.6 like real judges). The population Spearman, QWK and MAE of a judge
+come from one draw of 400,000 dialogs. Reported at n = 50, 135, 500 dialogs:
+
+- coverage of the 95% CIs compare reports: Spearman (``stats.spearman_ci``: BCa), raw
+  MAE and QWK (``calibration.calibrated_agreement``'s raw intervals);
+- type-I error of the paired test between two judges of equal quality
+  (``stats.paired_difference``), its power at true differences in Spearman of about
+  0.05, 0.10 and 0.15, and the tail of its p-value at 0.005 (where Holm's first step
+  tests with five judges);
+- the family-wise error of Holm over the 10 pairs of five equal judges (``stats.holm``),
+  the share of replicates where any pair is called significant;
+- the coverage-aware ranking: how often the best of five judges (sigma 0.6 vs 0.75) ranks
+  first on the common set.
+
+The p-values of the type-I, power and Holm rows come from ``paired_difference``'s own
+rule (twice the share of resampled differences on the far side of 0, +1 corrected) over a
+percentile bootstrap of the dialogs drawn once per replicate for all judges
+(``stats.bootstrap_rhos``' rank trick), because calling ``paired_difference`` (BCa through
+scipy) 10 times per replicate would take hours; ``--check`` replicates call
+``paired_difference`` itself for the type-I row, to show the two agree.
+
+Run from the repository root: ``python benchmarks/error_rates.py`` (a few minutes on two
+cores; ``--reps`` scales it) writes ``benchmarks/results/error_rates.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from inspect_empathy import calibration  # noqa: E402
+from inspect_empathy._stats import quadratic_weighted_kappa, round_score  # noqa: E402
+from inspect_empathy.compare import stats  # noqa: E402
+
+SIZES = (50, 135, 500)
+RESAMPLES = 2000
+
+
+def draw(rng: np.random.Generator, n: int, sigmas: list[float]) -> tuple[np.ndarray, list]:
+    z = rng.normal(size=n)
+    human = np.clip(np.floor(3 + 0.9 * z + rng.normal(0, 0.6, n) + 0.5), 1, 5)
+    judges = [np.clip(3.6 + z + rng.normal(0, s, n), 1, 5) for s in sigmas]
+    return human, judges
+
+
+def truth(sigma: float) -> dict[str, float]:
+    from scipy import stats as ss
+
+    rng = np.random.default_rng(12345)
+    human, (judge,) = draw(rng, 400_000, [sigma])
+    return {
+        "spearman": float(ss.spearmanr(judge, human).statistic),
+        "mae": float(np.abs(judge - human).mean()),
+        "qwk": float(quadratic_weighted_kappa(round_score(judge), round_score(human))),
+    }
+
+
+def pair_p_values(
+    human: np.ndarray, judges: list, rng: np.random.Generator, normal: bool = False
+) -> np.ndarray:
+    """Two-sided p of every pair (a < b), paired_difference's rule, one bootstrap; with
+    ``normal`` also the normal-approximation p (observed difference / bootstrap SD) as a
+    second row, for comparison."""
+    n = len(human)
+    drawn = rng.integers(0, n, size=(RESAMPLES, n))
+    rh = stats._Ranker(human).ranks(drawn)
+    rhos = [stats._rho(stats._Ranker(j).ranks(drawn), rh, n) for j in judges]
+    observed = [stats.spearman(j, human) for j in judges]
+    out, approx = [], []
+    for a in range(len(judges)):
+        for b in range(a + 1, len(judges)):
+            d = rhos[a] - rhos[b]
+            d = d[np.isfinite(d)]
+            tail = min(int((d <= 0).sum()), int((d >= 0).sum()))
+            out.append(min(1.0, 2 * (tail + 1) / (len(d) + 1)))
+            z = (observed[a] - observed[b]) / d.std(ddof=1)
+            approx.append(float(2 * ss_norm_sf(abs(z))))
+    return np.array([out, approx]) if normal else np.array(out)
+
+
+def ss_norm_sf(x: float) -> float:
+    from scipy import stats as ss
+
+    return float(ss.norm.sf(x))
+
+
+def coverage(n: int, reps: int, rng: np.random.Generator, true: dict) -> dict:
+    hits = {"spearman": 0, "mae": 0, "qwk": 0}
+    for r in range(reps):
+        human, (judge,) = draw(rng, n, [0.75])
+        low, high = stats.spearman_ci(judge, human, RESAMPLES, seed=r)
+        hits["spearman"] += low <= true["spearman"] <= high
+        got = calibration.calibrated_agreement(judge, human, "shift", seed=r, resamples=RESAMPLES)
+        hits["mae"] += got["mae_low"] <= true["mae"] <= got["mae_high"]
+        hits["qwk"] += got["qwk_low"] <= true["qwk"] <= got["qwk_high"]
+    return {k: v / reps for k, v in hits.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=600, help="replicates for power, ranking")
+    parser.add_argument("--ci-reps", type=int, default=150, help="replicates for CI coverage")
+    parser.add_argument(
+        "--fwer-reps", type=int, default=2000, help="replicates of five equal judges (Holm)"
+    )
+    parser.add_argument("--check", type=int, default=100, help="paired_difference replicates")
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
+    args = parser.parse_args()
+    start = time.perf_counter()
+    rng = np.random.default_rng(2028)
+    base = truth(0.75)
+    deltas = {"0.05": 0.62, "0.10": 0.50, "0.15": 0.40}  # sigma of the better judge
+    true_delta = {k: truth(s)["spearman"] - base["spearman"] for k, s in deltas.items()}
+    results: dict = {"truth": base, "true_delta_spearman": true_delta, "sizes": {}}
+    for n in args.sizes:
+        row: dict = {"n": n}
+        t0 = time.perf_counter()
+        row["ci_coverage"] = coverage(n, args.ci_reps, rng, base)
+        # five equal judges: per-pair type-I error, the p-value's tail, Holm's family error
+        both = np.array(
+            [pair_p_values(*draw(rng, n, [0.75] * 5), rng, True) for _ in range(args.fwer_reps)]
+        )
+        pvals, approx = both[:, 0], both[:, 1]
+        row["fwer_replicates"] = args.fwer_reps
+        row["type_I_0.05"] = float((pvals < 0.05).mean())
+        row["tail_p_le_0.005"] = float((pvals <= 0.005).mean())
+        row["tail_p_le_0.001"] = float((pvals <= 0.001).mean())
+        row["holm_fwer"] = float(np.mean([min(stats.holm(list(p))) < 0.05 for p in pvals]))
+        row["bonferroni_fwer"] = float((pvals.min(axis=1) * pvals.shape[1] < 0.05).mean())
+        row["normal_approx_type_I_0.05"] = float((approx < 0.05).mean())
+        row["normal_approx_holm_fwer"] = float(
+            np.mean([min(stats.holm(list(p))) < 0.05 for p in approx])
+        )
+        # the real function on some replicates (BCa draws through scipy)
+        checks = []
+        for r in range(args.check):
+            human, (a, b) = draw(rng, n, [0.75, 0.75])
+            checks.append(stats.paired_difference(a, b, human, RESAMPLES, seed=r)["p_value"])
+        row["type_I_0.05_paired_difference"] = float((np.array(checks) < 0.05).mean())
+        row["type_I_check_replicates"] = args.check
+        # power of one pair at the true differences
+        power = {}
+        for key, sigma in deltas.items():
+            p = [pair_p_values(*draw(rng, n, [sigma, 0.75]), rng)[0] for _ in range(args.reps // 2)]
+            power[key] = float((np.array(p) < 0.05).mean())
+        row["power_0.05"] = power
+        # coverage-aware ranking: the best of five judges first on the common set
+        firsts = 0
+        for _ in range(args.reps // 2):
+            human, judges = draw(rng, n, [0.6, 0.75, 0.75, 0.75, 0.75])
+            rhos = [stats.spearman(j, human) for j in judges]
+            firsts += int(np.argmax(rhos) == 0)
+        row["best_of_five_ranked_first"] = firsts / (args.reps // 2)
+        row["seconds"] = round(time.perf_counter() - t0, 1)
+        results["sizes"][str(n)] = row
+        print(json.dumps(row), flush=True)
+    results["settings"] = {
+        "reps": args.reps,
+        "fwer_reps": args.fwer_reps,
+        "ci_reps": args.ci_reps,
+        "resamples": RESAMPLES,
+        "model": "z~N(0,1); human=round(3+0.9z+N(0,0.6)) on 1-5; judge=3.6+z+N(0,sigma) on 1-5",
+        "sigma_equal_judges": 0.75,
+        "sigma_better_judge": deltas,
+        "monte_carlo_se_of_a_0.05_fwer": float(np.sqrt(0.05 * 0.95 / args.fwer_reps)),
+    }
+    results["machine"] = {
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "load_average": os.getloadavg(),
+        "seconds": round(time.perf_counter() - start, 1),
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "error_rates.json").write_text(json.dumps(results, indent=2) + "\n")
+    print(f"wrote {args.out / 'error_rates.json'} in {results['machine']['seconds']} s")
+
+
+if __name__ == "__main__":
+    main()
