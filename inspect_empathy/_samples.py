@@ -92,8 +92,10 @@ def record_to_sample(
     cut_reply: bool = False,
     max_turns: int | None = None,
     prompt_cot: bool | None = None,
+    prompt_rubric: str | None = None,
 ) -> Sample:
-    """An Inspect sample for a dialog record.
+    """An Inspect sample for a dialog record (``prompt_rubric``: a rubric variant for the
+    judge-mode input, `_rubric.load_rubric`; the seed by default).
 
     With ``prompt_cot`` set (judge mode; the CoT variant when True) the input is
     the rubric prompt itself, a plain string ready for ``generate()``, and the
@@ -129,7 +131,8 @@ def record_to_sample(
     if prompt_cot is not None:
         metadata[REPLY_WORDS_KEY] = reply_words(turns[-1].content)
         metadata[JUDGE_PROMPT_KEY] = True
-        return _sample(record.id, render_prompt(render_dialog(turns), prompt_cot), target, metadata)
+        prompt = render_prompt(render_dialog(turns), prompt_cot, prompt_rubric)
+        return _sample(record.id, prompt, target, metadata)
     # the dialog as the judge would see it (response mode: with the reference reply)
     metadata = {TRANSCRIPT_KEY: render_dialog(turns), **metadata}
     if cut_reply:

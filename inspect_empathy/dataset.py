@@ -110,6 +110,7 @@ class DialogDataset(Dataset):
         load_report: LoadReport | None = None,
         _samples: list[Sample | None] | None = None,
         prompt_cot: bool | None = None,
+        prompt_rubric: str | None = None,
     ) -> None:
         self._records: list[DialogRecord | None] = records  # type: ignore[assignment]
         self._samples: list[Sample | None] = (
@@ -122,6 +123,7 @@ class DialogDataset(Dataset):
         self._shuffled = shuffled
         self.load_report = load_report
         self.prompt_cot = prompt_cot
+        self.prompt_rubric = prompt_rubric
         self._rated: int | None = None
 
     @property
@@ -179,7 +181,9 @@ class DialogDataset(Dataset):
         if sample is None:
             record = self._records[index]
             assert record is not None  # released only once its sample is built
-            sample = record_to_sample(record, self.cut_reply, self.max_turns, self.prompt_cot)
+            sample = record_to_sample(
+                record, self.cut_reply, self.max_turns, self.prompt_cot, self.prompt_rubric
+            )
             self._samples[index] = sample
             if self.prompt_cot is not None:
                 # the judge-prompt sample holds the whole dialog: keep one copy alive, not
@@ -199,10 +203,12 @@ class DialogDataset(Dataset):
             self.load_report,
             [self._samples[i] for i in picked],
             self.prompt_cot,
+            self.prompt_rubric,
         )
 
-    def as_prompts(self, cot: bool = False) -> DialogDataset:
-        """The same dialogs with the rubric prompt as each sample's input (judge mode).
+    def as_prompts(self, cot: bool = False, rubric: str | None = None) -> DialogDataset:
+        """The same dialogs with the rubric prompt as each sample's input (judge mode;
+        ``rubric``: a variant, `_rubric.load_rubric`, instead of the seed).
 
         For ``generate()`` alone: Inspect handles one plain-string message per
         sample, as in a bare task (see docs/performance.md). Each sample carries
@@ -219,6 +225,7 @@ class DialogDataset(Dataset):
             shuffled=self._shuffled,
             load_report=self.load_report,
             prompt_cot=cot,
+            prompt_rubric=rubric,
         )
 
     @overload

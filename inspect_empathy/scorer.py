@@ -38,7 +38,7 @@ from ._geval import (
     judge_output,
 )
 from ._judge_call import PRECISION, JudgeRequest, ask_judge, complete_choices, judge_request
-from ._rubric import Turn, render_dialog, render_prompt, turns_from_messages
+from ._rubric import Turn, load_rubric, render_dialog, render_prompt, turns_from_messages
 from ._score_text import SCORES
 from .alt_metric import alt_test_metric
 from .consistency import self_consistency
@@ -94,6 +94,7 @@ def empathy_scorer(
     calibration: str | None = None,
     samples: int | None = None,
     precision: float = PRECISION,
+    rubric: str | None = None,
 ) -> Scorer:
     """Rate the last assistant reply for empathetical responding, 1-5, G-Eval style.
 
@@ -138,6 +139,9 @@ def empathy_scorer(
       precision: For ``samples`` on a judge that returns fewer than ``completions``
         answers a call: answers are drawn in rounds until the posterior standard
         deviation of the weighted score is at most this (default 0.15); 0 draws all.
+      rubric: A rubric variant instead of the seed: a bundled name (``no_steps``,
+        ``anchored``) or a file with one ``{{Dialog}}`` slot, checked at once; its
+        name and content hash go into each Score's metadata (``rubric``).
     """
     n = check_options(method, completions, samples, low_mass, min_parsed)
     _summary.activate()  # the end-of-task summary runs once a task has this scorer
@@ -148,6 +152,10 @@ def empathy_scorer(
     explicit = _explicit_judges(model)
     options = JudgeOptions(method, n, cot, low_mass, float(min_parsed), float(precision))
     calibrate = calibrator(calibration)
+    try:
+        identity = load_rubric(rubric).identity() if rubric else None
+    except ValueError as ex:
+        raise OptionError(str(ex)) from None
 
     async def score(state: TaskState, target: Target) -> Score:
         return calibrate(await judge(state))
@@ -156,7 +164,7 @@ def empathy_scorer(
         metadata = state.metadata or {}
         # the human rating stays in the sample's metadata only (metrics and compare read it
         # there): one copy per sample, not one more in every Score Inspect keeps to the end
-        context: dict[str, Any] = {}
+        context: dict[str, Any] = {"rubric": identity} if identity else {}
         if group_by:
             group = metadata.get(group_by)
             context[GROUP_KEY] = {group_by: "(missing)" if group is None else str(group)}
@@ -183,7 +191,9 @@ def empathy_scorer(
                 source="empathy_scorer",
             )
         dialog = render_dialog(turns)
-        prompt: list[ChatMessage] = [ChatMessageUser(content=render_prompt(dialog, cot))]
+        prompt: list[ChatMessage] = [
+            ChatMessageUser(content=render_prompt(dialog, cot, rubric))
+        ]
         judges = explicit if explicit is not None else role_judges(role)
         context["judged_dialog"] = dialog
         if notes:

@@ -18,13 +18,13 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from ._compat import PrerequisiteError
 from ._geval import DEFAULT_COMPLETIONS, Method
 from ._judge_call import PRECISION, ask_judge
-from ._rubric import render_dialog, render_prompt, turns_from_messages
+from ._rubric import load_rubric, render_dialog, render_prompt, turns_from_messages
 from .dialogs import JUDGE_PROMPT_KEY, RENDER_NOTES_KEY, TRANSCRIPT_KEY, ends_with_bot
 from .scorer import missing_grader_message
 
 
 @solver
-def empathy_prompt(cot: bool = False) -> Solver:
+def empathy_prompt(cot: bool = False, rubric: str | None = None) -> Solver:
     """Replace the dialog with the rubric prompt that asks the judge to rate its last reply.
 
     The seed rubric is emitted verbatim with only ``{{Dialog}}`` replaced by the
@@ -35,7 +35,10 @@ def empathy_prompt(cot: bool = False) -> Solver:
 
     Args:
       cot: Use the variant that asks for brief reasoning first and the score last.
+      rubric: A rubric variant (a bundled name or a file, `_rubric.load_rubric`)
+        instead of the seed.
     """
+    load_rubric(rubric)  # a bad rubric is a one-line error before any model call
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         turns, notes = turns_from_messages(state.messages)
@@ -44,7 +47,7 @@ def empathy_prompt(cot: bool = False) -> Solver:
                 f"sample {state.sample_id!r}: the dialog must end with a bot reply to rate"
             )
         dialog = render_dialog(turns)
-        state.messages = [ChatMessageUser(content=render_prompt(dialog, cot))]
+        state.messages = [ChatMessageUser(content=render_prompt(dialog, cot, rubric))]
         state.metadata.setdefault(TRANSCRIPT_KEY, dialog)
         state.metadata[JUDGE_PROMPT_KEY] = True
         if notes:

@@ -14,6 +14,7 @@ from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 from ._compat import PrerequisiteError, active_model
 from ._geval import MIN_PARSED, Method
 from ._judge_call import PRECISION
+from ._rubric import load_rubric
 from .dataset import DatasetError, OnInvalid, load_dialogs, skipped_summary
 from .errors import OptionError
 from .reducer import empathy_mean
@@ -69,6 +70,7 @@ def empathy(
     calibration: str | None = None,
     samples: int | None = None,
     precision: float = PRECISION,
+    rubric: str | None = None,
 ) -> Task:
     """Judge mode: the model under evaluation rates each dialog's last bot reply (1-5).
 
@@ -99,9 +101,13 @@ def empathy(
       precision: ``samples`` on a judge that returns fewer than ``completions`` answers
         a call: draw until the weighted score's posterior SD is at most this (default
         0.15; 0 draws all ``completions``).
+      rubric: A rubric variant instead of the seed (the reference): a bundled name
+        (``no_steps``, ``anchored``) or a file with one ``{{Dialog}}`` slot; checked
+        before any model call; its name and content hash go into the log.
     """
     n = check_options(method, completions, samples, low_mass, min_parsed, prefix="-T ")
     check_precision(precision, prefix="-T ")
+    identity = rubric_identity(rubric)
     provenance = calibration_provenance(calibration)
     if input not in ("dialog", "prompt"):
         raise PrerequisiteError(f"input must be 'dialog' or 'prompt', not {input!r}")
@@ -113,8 +119,8 @@ def empathy(
     prompted = input == "prompt"
     asking = judge_generate(method=method, completions=n, cot=cot, precision=precision)
     return Task(
-        dataset=data.as_prompts(cot) if prompted else data,
-        solver=[asking] if prompted else [empathy_prompt(cot=cot), asking],
+        dataset=data.as_prompts(cot, rubric) if prompted else data,
+        solver=[asking] if prompted else [empathy_prompt(cot=cot, rubric=rubric), asking],
         scorer=empathy_scorer(
             method=method,
             completions=n,
@@ -134,11 +140,21 @@ def empathy(
             "method": method,
             "completions": n,
             "cot": cot,
+            "rubric": identity,
             "input": input,
             "dataset": summary,
             "calibration": provenance,
         },
     )
+
+
+def rubric_identity(rubric: str | None) -> dict[str, str]:
+    """The rubric's identity for the log (name, content hash, source), or a one-line
+    error naming the file before any model call."""
+    try:
+        return load_rubric(rubric).identity()
+    except ValueError as ex:
+        raise OptionError(str(ex)) from None
 
 
 def calibration_provenance(path: str | None) -> dict[str, Any] | None:
@@ -181,6 +197,7 @@ def empathy_response(
     calibration: str | None = None,
     samples: int | None = None,
     precision: float = PRECISION,
+    rubric: str | None = None,
 ) -> Task:
     """Response mode: the model under evaluation writes the reply; a grader rates it (1-5).
 
@@ -215,7 +232,9 @@ def empathy_response(
       samples: Deprecated alias of ``completions`` (warns once).
       precision: ``grader_method=samples`` on a grader that returns fewer than
         ``completions`` answers a call: draw until the posterior SD is at most this.
+      rubric: A rubric variant for the grader instead of the seed (as for ``empathy``).
     """
+    identity = rubric_identity(rubric)
     n = check_options(grader_method, completions, samples, low_mass, min_parsed, prefix="-T ")
     check_precision(precision, prefix="-T ")
     provenance = calibration_provenance(calibration)
@@ -251,11 +270,13 @@ def empathy_response(
             group_by=group_by,
             calibration=calibration,
             precision=precision,
+            rubric=rubric,
         ),
         epochs=Epochs(1, empathy_mean()),
         version=TASK_VERSION,
         metadata={
             "mode": "response",
+            "rubric": identity,
             "grader_method": grader_method,
             "cot": cot,
             "self_grading": self_grading,

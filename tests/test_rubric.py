@@ -165,3 +165,55 @@ def test_cot_needs_the_score_only_closing_line(tmp_path: Path) -> None:
     assert rubric_template(False, str(path)).endswith("Your score:")
     with pytest.raises(RubricError, match="cot needs its closing line"):
         rubric_template(True, str(path))
+
+
+def test_rubric_option_is_checked_before_any_call_and_named_in_the_log(tmp_path: Path) -> None:
+    from inspect_ai import eval
+
+    from inspect_empathy._compat import PrerequisiteError
+    from inspect_empathy.tasks import empathy, empathy_response
+
+    bad = tmp_path / "bad.txt"
+    bad.write_text("Rate it (1-10).\n{{Dialog}}", encoding="utf-8")
+    for build in (empathy, empathy_response):
+        with pytest.raises(PrerequisiteError, match=f"rubric {bad}: asks for a score on 1-10"):
+            build(rubric=str(bad), self_grading=True) if build is empathy_response else build(
+                rubric=str(bad)
+            )
+    mine = tmp_path / "mine.txt"
+    mine.write_text(
+        "Rate the last reply (1-5).\n\nDialog:\n\n{{Dialog}}\n\n\n" + SCORE_ONLY_FORM,
+        encoding="utf-8",
+    )
+    [log] = eval(empathy(rubric=str(mine), dataset="default"), model="empathy_baseline/lexicon",
+                 limit=3, log_dir=str(tmp_path / "logs"), display="none")  # fmt: skip
+    identity = (log.eval.metadata or {})["rubric"]
+    assert identity["name"] == "mine" and identity["source"] == str(mine)
+    assert len(identity["sha256"]) == 16
+    [sample, *_] = log.samples or []
+    assert str(sample.input).startswith("Rate the last reply (1-5).")
+    assert sample.scores["empathy_scorer"].value > 0  # type: ignore[index]
+
+
+def test_scorer_in_a_task_of_ones_own_takes_a_rubric(tmp_path: Path) -> None:
+    from inspect_ai import Task, eval
+    from inspect_ai.dataset import Sample
+
+    from inspect_empathy import empathy_scorer
+
+    messages = [ChatMessageUser(content="I lost my job."),
+                ChatMessageAssistant(content="I'm so sorry, that is a hard blow.")]  # fmt: skip
+    judge = empathy_scorer(model="empathy_baseline/lexicon", rubric="anchored")
+    task = Task(dataset=[Sample(input=messages, id="own")], solver=[], scorer=judge)
+    [log] = eval(task, model="empathy_baseline/length", log_dir=str(tmp_path), display="none")
+    [sample] = log.samples or []
+    score = sample.scores["empathy_scorer"]  # type: ignore[index]
+    assert score.metadata["rubric"]["name"] == "anchored"
+    prompts = [
+        message.text
+        for event in sample.events
+        if event.event == "model" and event.model == "empathy_baseline/lexicon"
+        for message in event.input
+    ]
+    texts = [sample.attachments.get(p.removeprefix("attachment://"), p) for p in prompts]
+    assert texts and all("Example:" in t for t in texts)  # the anchored rubric
