@@ -767,14 +767,15 @@ def test_explanations_render_as_written_in_markdown() -> None:
     assert "score *7* is outside 1-5 [x](y) &lt;b&gt;" in html
 
 
-def test_logprobs_score_whose_mass_held_keeps_its_distribution_not_a_text() -> None:
+def test_logprobs_score_whose_mass_held_keeps_its_distribution_and_a_short_text() -> None:
     from inspect_empathy._geval import Judgement
     from inspect_empathy.scorer import to_score
 
     distribution = {1: 0.0, 2: 0.0, 3: 0.1, 4: 0.6, 5: 0.3}
     held = Judgement(4.2, "logprobs", "4", distribution, details={"score_token_mass": 0.98})
     score = to_score(held, {})
-    assert score.explanation is None
+    # the viewer shows it under the score (no "(No Explanation)"): each level's probability
+    assert score.explanation == "logprobs: 0.100 × 3 + 0.600 × 4 + 0.300 × 5 = 4.200"
     assert score.metadata == {
         "method": "logprobs",
         "distribution": {"1": 0.0, "2": 0.0, "3": 0.1, "4": 0.6, "5": 0.3},
