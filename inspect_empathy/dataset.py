@@ -39,6 +39,7 @@ from .loaders._text import (
 )
 from .loaders.hub import hub_format, load_hub
 from .loaders.spec import SPEC_SUFFIXES, read_spec
+from .per_turn import expand_turns
 
 if TYPE_CHECKING:
     from _typeshed import SupportsRichComparison
@@ -204,6 +205,22 @@ class DialogDataset(Dataset):
             [self._samples[i] for i in picked],
             self.prompt_cot,
             self.prompt_rubric,
+        )
+
+    def per_turn(self) -> DialogDataset:
+        """One sample per bot turn of each dialog, each the dialog up to that turn
+        (`per_turn.expand_turns`: ids ``<dialog>#t<k>``, ratings at their own level);
+        ``max_turns`` applies to each prefix."""
+        if any(record is None for record in self._records):
+            raise ValueError("per_turn needs the records: expand before building samples")
+        return DialogDataset(
+            list(expand_turns(self._records)),  # type: ignore[arg-type]
+            cut_reply=self.cut_reply,
+            max_turns=self.max_turns,
+            name=self._name,
+            location=self._location,
+            shuffled=self._shuffled,
+            load_report=self.load_report,
         )
 
     def as_prompts(self, cot: bool = False, rubric: str | None = None) -> DialogDataset:

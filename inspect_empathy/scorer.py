@@ -55,6 +55,7 @@ from .metrics import (
     level_shares,
     scoring_counts,
 )
+from .per_turn import conversation_metrics
 
 Aggregate = Literal["mean", "median"]
 LowMass = Literal["keep", "unscored"]
@@ -78,6 +79,7 @@ logger = logging.getLogger(__name__)
         human_ceiling(),
         self_consistency(),
         alt_test_metric(),
+        conversation_metrics(),
     ]
 )
 def empathy_scorer(

@@ -71,6 +71,7 @@ def empathy(
     samples: int | None = None,
     precision: float = PRECISION,
     rubric: str | None = None,
+    per_turn: bool = False,
 ) -> Task:
     """Judge mode: the model under evaluation rates each dialog's last bot reply (1-5).
 
@@ -104,6 +105,9 @@ def empathy(
       rubric: A rubric variant instead of the seed (the reference): a bundled name
         (``no_steps``, ``anchored``) or a file with one ``{{Dialog}}`` slot; checked
         before any model call; its name and content hash go into the log.
+      per_turn: One sample per bot turn of each dialog, the dialog up to that turn
+        (ids ``<dialog>#t<k>``; ``max_turns`` applies to each), with metrics per
+        conversation (`per_turn.conversation_metrics`).
     """
     n = check_options(method, completions, samples, low_mass, min_parsed, prefix="-T ")
     check_precision(precision, prefix="-T ")
@@ -114,6 +118,8 @@ def empathy(
     data = load_dialogs(
         dataset, format, shuffle=shuffle, on_invalid=on_invalid, max_turns=max_turns
     )
+    if per_turn:
+        data = data.per_turn()
     summary = skipped_summary(data)
     rated = any(record.rating is not None for record in data.records)
     prompted = input == "prompt"
@@ -141,6 +147,7 @@ def empathy(
             "completions": n,
             "cot": cot,
             "rubric": identity,
+            "per_turn": per_turn,
             "input": input,
             "dataset": summary,
             "calibration": provenance,
@@ -198,6 +205,7 @@ def empathy_response(
     samples: int | None = None,
     precision: float = PRECISION,
     rubric: str | None = None,
+    per_turn: bool = False,
 ) -> Task:
     """Response mode: the model under evaluation writes the reply; a grader rates it (1-5).
 
@@ -233,6 +241,8 @@ def empathy_response(
       precision: ``grader_method=samples`` on a grader that returns fewer than
         ``completions`` answers a call: draw until the posterior SD is at most this.
       rubric: A rubric variant for the grader instead of the seed (as for ``empathy``).
+      per_turn: One sample per bot turn of each dialog: the model replies at every
+        point where the bot spoke (as for ``empathy``).
     """
     identity = rubric_identity(rubric)
     n = check_options(grader_method, completions, samples, low_mass, min_parsed, prefix="-T ")
@@ -248,6 +258,8 @@ def empathy_response(
         on_invalid=on_invalid,
         max_turns=max_turns,
     )
+    if per_turn:
+        data = data.per_turn()
     if group_by:
         check_group_key(data, group_by)
     solvers: list[Solver] = []
@@ -277,6 +289,7 @@ def empathy_response(
         metadata={
             "mode": "response",
             "rubric": identity,
+            "per_turn": per_turn,
             "grader_method": grader_method,
             "cot": cot,
             "self_grading": self_grading,
