@@ -145,3 +145,11 @@ def test_sequential_compares_the_rule_with_fixed_n(tmp_path: Path) -> None:
         assert 3 <= seq["answers"] <= 20 and seq["calls"] == seq["answers"]
         assert {"fixed_5", "fixed_10", "fixed_20"} <= set(no_n[family])
     assert no_n["peaked"]["sequential"]["answers"] < no_n["split"]["sequential"]["answers"]
+
+
+def test_per_turn_expands_one_sample_per_bot_turn(tmp_path: Path) -> None:
+    result = run_script("per_turn", tmp_path, "--bot-turns", "3", "12")
+    runs = {(r["bot_turns"], r["max_turns"]): r for r in result["runs"]}
+    assert runs[(3, None)]["samples"] == 3 and runs[(12, 8)]["samples"] == 12
+    # with max_turns every prompt is bounded: words per turn do not grow with the turns
+    assert runs[(12, 8)]["words_per_turn"] < runs[(12, None)]["words_per_turn"]
