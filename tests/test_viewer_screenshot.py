@@ -4,8 +4,10 @@ Runs two offline judges in judge mode, bundles the logs with ``inspect view bund
 serves the bundle on 127.0.0.1 and opens it in headless Chromium (driven over the
 DevTools protocol on a pipe: no extra Python package). Two screenshots:
 
-- the log list: each judge's headline metric is its Spearman with the human ratings
-  (the task's ``headline_metric``), checked against the log headers;
+- the log list: each judge's headline metric is ``somers_d_all`` (agreement with the
+  human ratings over every rated dialog, unscored ones counted against the judge: the
+  task's ``headline_metric``), with the coverage and Spearman columns beside it, checked
+  against the log headers;
 - one judge-mode sample: the dialog with its ``USER:``/``BOT:`` turns, each turn on a
   line of its own, the judge's answer and the human rating (the sample's target).
 
@@ -252,8 +254,8 @@ class Browser:
         shutil.rmtree(self._profile, ignore_errors=True)
 
 
-SHOW_COLUMNS = ["spearman", "qwk"]
-"""Metric columns added beside the headline so that its name shows in the screenshot."""
+SHOW_COLUMNS = ["coverage", "spearman"]
+"""Metric columns added beside the headline (SCORE): coverage, and Spearman on the scored."""
 
 SHOW_COLUMNS_JS = """
 (async () => {
@@ -309,7 +311,9 @@ class JudgeLog:
     file: str
     model: str
     headline: str
+    headline_value: float
     spearman: float
+    coverage: float
     mean: float
 
 
@@ -327,7 +331,9 @@ def judge_logs(log_dir: Path) -> list[JudgeLog]:
                 Path(info.name).name,
                 log.eval.model,
                 str(log.results.headline.metric),
+                metrics[str(log.results.headline.metric)].value,
                 metrics["spearman"].value,
+                metrics["coverage"].value,
                 metrics["mean"].value,
             )
         )
@@ -350,7 +356,8 @@ def bundle(log_dir: Path, out: Path) -> None:
 def show_log_list(browser: Browser, url: str, logs: list[JudgeLog]) -> str:
     """The log list, with the Spearman and QWK columns beside the SCORE (headline) column."""
     models = [j.model for j in logs]
-    wanted: list[Wanted] = ["SCORE", "SPEARMAN", *models]
+    wanted: list[Wanted] = ["SCORE", "COVERAGE", "SPEARMAN", *models]
+    wanted += [number_texts(j.headline_value) for j in logs]
     wanted += [number_texts(j.spearman) for j in logs]
     browser.call("Page.navigate", {"url": url}, page=True)
     # first load: the viewer syncs every log into its local cache
@@ -473,10 +480,10 @@ def test_viewer_leads_with_spearman_and_shows_the_dialog(tmp_path: Path) -> None
     assert success
     logs = judge_logs(log_dir)
     assert [j.model for j in logs] == sorted(JUDGES)
-    assert all(j.headline == "spearman" for j in logs)
+    assert all(j.headline == "somers_d_all" for j in logs)
     assert CHROMIUM is not None
     texts = screenshot_viewer(log_dir, tmp_path / "shots", CHROMIUM)
-    # the SCORE column holds the headline: Spearman, not the mean score
+    # the SCORE column holds the headline (somers_d_all), not the mean score
     for j in logs:
         assert not set(number_texts(j.mean)) & {x.strip() for x in texts["list"].splitlines()}
     sample = texts["sample"]
