@@ -41,7 +41,10 @@ if TYPE_CHECKING:
 
 JUDGE_MODE = "judge"
 RESPONSE_MODE = "response"
-HEADER_KEYS = ("key", "log", "mode", "fingerprint", "cot", "dataset", "created", "reply_model")
+HEADER_KEYS = (
+    "key", "log", "mode", "fingerprint", "cot", "rubric", "asked_method", "dataset", "created",
+    "reply_model",
+)  # fmt: skip
 """Log header columns copied onto each of its rows."""
 RUBRIC_END = "\n\n\nEvaluation Form"
 """Where the dialog ends inside a rendered rubric prompt (``-T input=prompt``)."""
@@ -152,6 +155,20 @@ def judge_model(log: EvalLog) -> str:
 
 def _cot(log: EvalLog) -> bool:
     return bool(_options(log).get("cot"))
+
+
+def _rubric(log: EvalLog) -> str:
+    """The rubric's name (``seed`` unless the run named a variant), with its content hash
+    where the log records one: two files of one name are two rubrics."""
+    identity = (log.eval.metadata or {}).get("rubric")
+    if isinstance(identity, dict) and identity.get("name"):
+        name = str(identity["name"])
+        return name if name == "seed" else f"{name}:{str(identity.get('sha256', ''))[:8]}"
+    return str(_options(log).get("rubric") or "seed")
+
+
+def _method(log: EvalLog) -> str:
+    return str(_options(log).get("method") or "auto")
 
 
 # --- samples ------------------------------------------------------------------------------
@@ -391,6 +408,8 @@ def _header(path: str, log: EvalLog, rows: list[dict[str, Any]]) -> dict[str, An
         "mode": log_mode(log),
         "reply_model": log.eval.model if log_mode(log) == RESPONSE_MODE else "",
         "cot": _cot(log),
+        "rubric": _rubric(log),
+        "asked_method": _method(log),
         "dataset": log.eval.dataset.name or Path(log.eval.dataset.location or "").stem or "?",
         "fingerprint": fingerprint(rows),
         "log": display_path(log.location or path),
@@ -536,11 +555,26 @@ def _set_apart(info: pd.DataFrame, chosen: tuple[str, str], notes: list[str]) ->
     return info
 
 
+JUDGE_PARTS = ("rubric", "asked_method", "cot")
+"""What, beside the model, makes a judge: two logs of one model that differ in any of these
+are two judges, and their labels name what differs."""
+
+
 def _label_judges(pairs: pd.DataFrame) -> pd.Series:
-    """A unique label per (log, judge model): the model, with [cot] / run number where needed."""
+    """A unique label per (log, judge model): the model, with what differs from the same
+    model's other logs (``[rubric=anchored:1a2b3c4d]``, ``[method=samples]``, ``[cot]``)
+    and a run number where nothing does."""
     label = pairs["judge_model"].astype(str)
-    cot_kinds = pairs.groupby("judge_model")["cot"].transform("nunique")
-    label = label.where(cot_kinds <= 1, label + pairs["cot"].map({True: " [cot]", False: ""}))
+    for part in JUDGE_PARTS:
+        if part not in pairs:
+            continue
+        kinds = pairs.groupby("judge_model")[part].transform("nunique")
+        if part == "cot":
+            tag = pairs[part].map({True: " [cot]", False: ""})
+        else:
+            name = "method" if part == "asked_method" else part
+            tag = " [" + name + "=" + pairs[part].astype(str) + "]"
+        label = label.where(kinds <= 1, label + tag)
     run = pairs.assign(_label=label).groupby("_label").cumcount()
     return label.where(run == 0, label + " #" + (run + 1).astype(str))
 
@@ -642,7 +676,7 @@ def load_scores(
     info = _set_apart(info, chosen, notes)
     rows = rows[(rows["mode"] == chosen[0]) & (rows["fingerprint"] == chosen[1])]
     same_ratings(rows)
-    judges = rows[["key", "judge_model", "cot", "created"]].drop_duplicates(
+    judges = rows[["key", "judge_model", *JUDGE_PARTS, "created"]].drop_duplicates(
         ["key", "judge_model"]
     )
     judges = judges.sort_values("created", kind="stable").reset_index(drop=True)
