@@ -1,6 +1,6 @@
 """The alternative-annotator test as log metrics, for data with three or more raters.
 
-The statistics are in `compare.alttest` (Calderon, Reichart and Dror, ACL 2025); this
+The statistics are in `alttest` (Calderon, Reichart and Dror, ACL 2025); this
 module only gathers each scored sample's raters (sample metadata ``human_ratings``, judge
 mode) and the judge's score. pandas and scipy are imported when the metric runs on such
 data, never at Inspect's start.
@@ -15,7 +15,7 @@ from inspect_ai.scorer import Metric, SampleScore, Value, metric
 from .dialogs import HUMAN_KEY
 
 DEFAULT_EPSILON = 0.2
-"""The paper's default margin (``compare.alttest.DEFAULT_EPSILON``)."""
+"""The paper's default margin (``alttest.DEFAULT_EPSILON``)."""
 
 
 def _label(rater: str) -> str:
@@ -54,7 +54,7 @@ def alt_test_metric(epsilon: float = DEFAULT_EPSILON) -> Metric:
             return {}
         import pandas as pd
 
-        from .compare.alttest import alt_test
+        from .alttest import alt_test
         from .humans import ratings_frame
 
         result = alt_test(pd.Series(judge), ratings_frame(per_dialog), epsilon=epsilon)

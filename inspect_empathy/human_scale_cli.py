@@ -45,14 +45,14 @@ def add_command(commands: argparse._SubParsersAction) -> None:
 
 
 def _ci(r: pd.Series, key: str, digits: int = 3) -> str:
-    from .compare.report import with_ci
+    from .compare.formats import with_ci
 
     return with_ci(r[key], r[f"{key}_low"], r[f"{key}_high"], digits)
 
 
 def displays(means: pd.DataFrame, pairs: pd.DataFrame, confidence: float) -> list[Any]:
     """(title, headers, rows) of the two tables."""
-    from .compare.report import number
+    from .compare.formats import number
 
     level = f"{confidence:.0%} CI"
     headers = ["grader", "reply model", "replies", "rated", f"grader mean [{level}]"]

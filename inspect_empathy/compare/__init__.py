@@ -97,7 +97,7 @@ def compare_logs(
         ``qwk_calibrated`` columns: ``shift`` (default), ``linear`` or ``isotonic``.
       published: ``format: raters`` spec files whose published judges join the logs'
         dialogs by id (``compare.published``); with no logs, compared on their own.
-      alt_epsilon: The alternative-annotator test's margin epsilon (``compare.alttest``;
+      alt_epsilon: The alternative-annotator test's margin epsilon (``alttest``;
         default 0.2, the paper's default for expert raters).
     """
     if not 0 <= alt_epsilon < 1:

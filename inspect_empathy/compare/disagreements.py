@@ -62,7 +62,7 @@ def disagreements_display(
     comparison: JudgeComparison, per_judge: int = REPORT_ROWS
 ) -> tuple[list[str], list[list[str]]]:
     """The report's table: per judge its ``per_judge`` largest gaps, texts cut short."""
-    from .report import number
+    from .formats import number
 
     headers = ["judge", "dialog", "human", "judge score", "judge − human", "rated reply"]
     headers.append("judge answer")

@@ -149,7 +149,7 @@ def reply_pairs(scores: pd.DataFrame, resamples: int, seed: int) -> pd.DataFrame
 
 def reply_pairs_display(comparison: Any) -> tuple[list[str], list[list[str]]]:
     """The paired tests of the reply models as display strings."""
-    from .report import p_value, with_ci
+    from .formats import p_value, with_ci
 
     headers = ["dataset", "grader", "reply model A", "reply model B", "n"]
     headers += ["mean A − B [95% CI]", "share ≥ 4 A − B [95% CI]", "p", "p (Holm)"]
@@ -177,7 +177,7 @@ def reply_pairs_display(comparison: Any) -> tuple[list[str], list[list[str]]]:
 
 def reply_findings(comparison: Any) -> list[str]:
     """Response mode in a sentence per grader: the reply models by mean score, with CIs."""
-    from .report import percent, with_ci
+    from .formats import percent, with_ci
 
     table = comparison.replies
     if table is None or "mean_low" not in table:

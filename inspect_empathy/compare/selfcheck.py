@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..alttest import DEFAULT_EPSILON, judges_alt_test
 from ..consistency import COLUMNS as SELF_COLUMNS
 from ..consistency import self_consistency_figures
-from .alttest import DEFAULT_EPSILON, judges_alt_test
 from .ceiling import ratings_table
 
 if TYPE_CHECKING:
@@ -67,14 +67,14 @@ def judge_extras(
 
 
 def _number(value: Any, digits: int = 3) -> str:
-    from .report import number
+    from .formats import number
 
     return number(value, digits)
 
 
 def alt_display(comparison: JudgeComparison) -> tuple[list[str], list[list[str]]]:
     """The per-judge test and its per-rater rows as display strings."""
-    from .report import p_value
+    from .formats import p_value
 
     headers = ["judge", "rater", "n", "ρ judge", "ρ rater", "advantage", "p", "judge wins"]
     rows: list[list[str]] = []

@@ -33,7 +33,7 @@ def environment() -> Environment:
     """The report's Jinja2 environment (HTML templates autoescaped, Markdown not)."""
     from jinja2 import Environment, PackageLoader, StrictUndefined
 
-    from .report import markdown_escape, markdown_table
+    from .formats import markdown_escape, markdown_table
 
     env = Environment(
         loader=PackageLoader("inspect_empathy.compare", TEMPLATES),
