@@ -16,7 +16,6 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
-from scipy import stats
 
 from .dialogs import RATING_SCOPE_KEY, DialogRecord, normalise_rating
 
@@ -102,6 +101,8 @@ def conversation_metrics(threshold: float = 4.0) -> Metric:
             means = [statistics.fmean(turns[c]) for c in rated]
             humans = [rating[c] for c in rated]
             if len(rated) >= 2 and len(set(means)) > 1 and len(set(humans)) > 1:
+                from scipy import stats  # on use: importing it costs a task build 0.6 s
+
                 result["conv_spearman"] = float(stats.spearmanr(means, humans).statistic)
         return result
 

@@ -280,7 +280,11 @@ def check_precision(precision: float, prefix: str = "") -> None:
 
 def resolve_calibration(path: str | None) -> tuple[Any, dict[str, Any] | None]:
     """The `Calibration` a run applies and its provenance: the file's map, or under
-    ``eval-retry`` the original run's (ValueError naming the file if bad)."""
+    ``eval-retry`` the original run's (ValueError naming the file if bad). Without a
+    file nothing is loaded (the calibration module imports pandas, which a judge-mode
+    run does not otherwise need)."""
+    if path is None:
+        return None, None
     from .calibration import resolve
 
     return resolve(path)
