@@ -596,9 +596,9 @@ def to_score(judgement: Judgement, context: dict[str, Any]) -> Score:
             metadata=metadata,
         )
     return Score(
-        # rounded for reading (the viewer shows the value as stored): 1e-4 is far below
-        # any difference between judges, and the distribution keeps the full detail
-        value=round(judgement.value, 4),
+        # the exact weighted score (metrics and compare read it); the explanation shows
+        # it rounded for reading
+        value=judgement.value,
         answer=judgement.raw,
         explanation=_explain(judgement),
         metadata=metadata,
