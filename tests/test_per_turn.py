@@ -56,6 +56,7 @@ def test_a_conversation_rating_goes_to_every_turn_on_1_5() -> None:
         ("esconv.json", "esconv", "conversation"),
         ("dialogs.jsonl", None, None),
         ("transcripts.txt", "transcript", None),
+        ("support_chats.yaml", None, None),
     ],
 )
 def test_per_turn_on_each_loader_with_multi_turn_data(

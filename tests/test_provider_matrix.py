@@ -325,3 +325,35 @@ def test_sequential_sampling_stops_when_precise_enough(
     assert value == pytest.approx(statistics.fmean(metadata["scores"]))
     if sequential["stopped"] == "precision":
         assert sequential["posterior_sd"] <= 0.15
+
+
+GRADERS = [
+    ("google/gemini-2.5-pro", "google", "parse"),
+    ("google/gemini-2.0-flash", "google", "logprobs"),
+    ("openai/gpt-5", "responses", "parse"),
+    ("groq/llama-3.3-70b-versatile", "groq", "parse"),
+    ("mistral/mistral-large-latest", "mistral", "parse"),
+    ("together/meta-llama/Llama-3.3-70B-Instruct-Turbo", "together", "parse"),
+    ("vllm/matrix-grader", "vllm", "logprobs"),
+    ("anthropic/claude-sonnet-4-5", "anthropic", "parse"),
+]
+
+
+@pytest.mark.parametrize(("grader", "server", "method"), GRADERS,
+                         ids=[g.split("/")[0] for g, _, _ in GRADERS])  # fmt: skip
+def test_empathy_scorer_in_a_task_of_ones_own_with_each_grader(
+    grader: str, server: str, method: str, servers: Callable[[str], Any], tmp_path: Path
+) -> None:
+    """The grader role's path (the scorer asks the grader itself) on each service."""
+    servers(server)
+    messages = [
+        ChatMessageUser(content="[judge-says:3] I lost my job."),
+        ChatMessageAssistant(content="I'm sorry, that is a hard blow."),
+    ]
+    task = Task(dataset=[Sample(input=messages, id="own")], solver=[],
+                scorer=empathy_scorer(model=grader))  # fmt: skip
+    [log] = eval(task, model="empathy_baseline/length", log_dir=str(tmp_path), display="none",
+                 max_retries=0, reasoning_summary="none")  # fmt: skip
+    value, used, metadata = outcomes(log)["own"]
+    assert used == method, metadata
+    assert value == pytest.approx(3.0 if method == "parse" else weighted(3), abs=1e-6)
