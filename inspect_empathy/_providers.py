@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from inspect_ai.model import GenerateConfig, Model
+from inspect_ai.model import Model
 
 Option = Literal["logprobs", "num_choices", "max_tokens"]
 Thinking = Literal["none", "optional", "always"]
@@ -226,11 +226,6 @@ def learn_refusal(model: Model, option: Option, message: str) -> bool:
     return True
 
 
-def learned_refusal(model: Model, option: Option) -> str | None:
-    """The service's words when it refused ``option`` in this run, if it did."""
-    return _learned.get(str(model), {}).get(option)
-
-
 _REFUSALS: tuple[tuple[Option, re.Pattern[str]], ...] = (
     (
         "logprobs",
@@ -299,8 +294,3 @@ def _chain(ex: BaseException) -> list[BaseException]:
         found.append(current)
         current = current.__cause__ or current.__context__
     return found
-
-
-def config_fields(config: GenerateConfig) -> dict[str, Any]:
-    """A GenerateConfig's fields that are set."""
-    return config.model_dump(exclude_none=True)
