@@ -357,3 +357,21 @@ def test_empathy_scorer_in_a_task_of_ones_own_with_each_grader(
     value, used, metadata = outcomes(log)["own"]
     assert used == method, metadata
     assert value == pytest.approx(3.0 if method == "parse" else weighted(3), abs=1e-6)
+
+
+def test_what_was_chosen_for_a_judge_is_said_once_in_the_terminal(
+    responses_server: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import logging
+
+    from inspect_empathy import _judge_call
+
+    monkeypatch.setattr(_judge_call, "_said", set())
+    with caplog.at_level(logging.WARNING):
+        outcomes(run("openai/gpt-5", tmp_path))
+    said = [m for r in caplog.records if "empathy judge openai/gpt-5" in (m := r.getMessage())]
+    assert len(said) == 1, said
+    [line] = said
+    assert "method auto reads the whole number" in line and "-T method=samples" in line
+    assert "max_tokens 2072" in line and "reasoning_effort=minimal" in line
