@@ -190,11 +190,17 @@ def choice_text(choice: ChatCompletionChoice) -> str:
 
 
 def refusal_reason(choice: ChatCompletionChoice) -> str | None:
-    """Why a completion is no judgement: the judge refused (even if it wrote a digit first)."""
-    if choice.stop_reason != "content_filter":
-        return None
+    """Why a completion is no judgement: the judge refused (even if it wrote a digit first),
+    by its stop reason or by the provider's refusal field (OpenAI's ``refusal``, which
+    Inspect keeps as content marked ``refusal``)."""
     text = choice_text(choice).strip()
-    return "the judge refused (stop reason content_filter)" + (f": {text[:80]!r}" if text else "")
+    shown = f": {text[:80]!r}" if text else ""
+    if choice.stop_reason == "content_filter":
+        return "the judge refused (stop reason content_filter)" + shown
+    content = choice.message.content if choice.message is not None else None
+    if isinstance(content, list) and any(getattr(c, "refusal", None) for c in content):
+        return "the judge refused (the provider's refusal field)" + shown
+    return None
 
 
 def too_long_reason(choice: ChatCompletionChoice) -> str | None:

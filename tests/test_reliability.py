@@ -277,7 +277,8 @@ def test_refusal_is_unscored(kind: str, fake_judges: dict[str, FakeServer], tmp_
     server = fake_judges[kind]
     server.script(Reply(refusal="I can't help with rating this conversation."), when=KEY)
     explanation = unscored_explanation(run_judge(MODELS[kind], tmp_path))
-    assert "can't help" in explanation
+    assert "can't help" in explanation and "refused" in explanation
+    assert "no score in the answer" not in explanation
 
 
 def test_refusal_after_a_digit_is_unscored(anthropic_server: FakeServer, tmp_path: Path) -> None:
