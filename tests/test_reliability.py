@@ -522,3 +522,24 @@ def test_response_mode_streamed_grader_overloaded_mid_stream(
     assert all(r.body.get("stream") for r in anthropic.requests)  # the streaming path
     assert anthropic.count(KEY) == 2
     assert anthropic.count() == len(IDS) + 1
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+def test_prompt_too_long_is_unscored_with_its_reason_never_parsed(
+    kind: str, fake_judges: dict[str, FakeServer], tmp_path: Path
+) -> None:
+    """A provider's "too long" refusal comes back from Inspect as an output whose text is
+    the error message: it holds numbers (and a 4) but is no answer."""
+    import json
+
+    if kind == "openai":
+        error = {"error": {"message": "This model's maximum context length is 128000 tokens. "
+                           "However, your messages resulted in 250312 tokens (4 images).",
+                           "type": "invalid_request_error", "param": "messages",
+                           "code": "context_length_exceeded"}}  # fmt: skip
+    else:
+        error = {"type": "error", "error": {"type": "invalid_request_error",
+                 "message": "prompt is too long: 250312 tokens > 200000 maximum (4)"}}  # fmt: skip
+    fake_judges[kind].script(Reply(status=400, body=json.dumps(error).encode()), when=KEY)
+    explanation = unscored_explanation(run_judge(MODELS[kind], tmp_path))
+    assert "too long for the judge's context" in explanation and "max_turns" in explanation
