@@ -45,13 +45,18 @@ JUDGE_VIEW = ViewerConfig(
             TaskSamplesColumn(id="target"),
             TaskSamplesColumn(id="answer"),
             TaskSamplesColumn.score("empathy_scorer"),
+            TaskSamplesColumn(id="error"),
             TaskSamplesColumn(id="input", visible=False),
+            TaskSamplesColumn(id="sampleStatus", visible=False),
         ],
         multiline=False,
     )
 )
 """The viewer's sample list for judge mode: every input opens with the same rubric, so
-the list shows the id, the human rating (target), the judge's answer and its score."""
+the list shows the id, the human rating (target), the judge's answer, its score (empty
+where the judge left the dialog unscored) and the error of a sample that failed. The
+viewer's status column is hidden: its green tick means "ran without error" and marks an
+unscored sample just as it marks a scored one (``Columns`` shows it again)."""
 
 
 @task

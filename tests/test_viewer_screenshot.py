@@ -495,6 +495,48 @@ def test_viewer_leads_with_spearman_and_shows_the_dialog(tmp_path: Path) -> None
         assert len(data) > 20_000  # a rendered page, not a blank one
 
 
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)")
+def test_own_task_with_another_scorer_leads_with_the_empathy_metrics(tmp_path: Path) -> None:
+    """A task of one's own with ``includes()`` beside ``empathy_scorer()``: the header shows
+    the other scorer alone unless the task's ``headline_metric`` names empathy_scorer (the
+    README's snippet); with it the header row is empathy_scorer's mean, stderr, coverage."""
+    from inspect_ai import Task, eval
+    from inspect_ai.log import HeadlineMetric
+    from inspect_ai.scorer import includes
+    from inspect_ai.solver import generate
+
+    from inspect_empathy import empathy_scorer
+    from inspect_empathy.dataset import load_dialogs
+
+    task = Task(
+        dataset=load_dialogs(str(FIXTURE), cut_reply=True),
+        solver=generate(),
+        scorer=[includes(), empathy_scorer(model=JUDGES[0])],
+        headline_metric=HeadlineMetric(scorer="empathy_scorer", metric="mean"),
+    )
+    [log] = eval(task, model=JUDGES[1], log_dir=str(tmp_path / "own"), display="none")
+    assert log.status == "success" and log.results is not None
+    mean = log.results.scores[1].metrics["mean"].value
+    assert CHROMIUM is not None
+    with tempfile.TemporaryDirectory(prefix="viewer-bundle-") as folder:
+        site = Path(folder) / "site"
+        bundle(tmp_path / "own", site)
+        with serve(site) as url:
+            browser = Browser(CHROMIUM, 1400, 900)
+            try:
+                browser.call(
+                    "Page.navigate", {"url": f"{url}#/logs/{Path(log.location).name}"}, page=True
+                )
+                wanted: list[Wanted] = ["empathy_scorer", "coverage", f"{mean:.3f}"]
+                shown = browser.wait_for_text(wanted, 60)
+                text = browser.text()
+                browser.screenshot(tmp_path / "own.png")
+            finally:
+                browser.close()
+    assert shown, f"header does not show {missing_from(text, wanted)}:\n{text[:1500]}"
+    assert "accuracy" not in text  # the other scorer is behind "All scoring..."
+
+
 if __name__ == "__main__":
     if len(sys.argv) != 3 or CHROMIUM is None:
         sys.exit("usage (needs chromium): python tests/test_viewer_screenshot.py LOG_DIR OUT_DIR")
