@@ -1,4 +1,5 @@
-"""One line at the end of each task: how the empathy scorer's samples were scored.
+"""Lines at the end of each task: how the empathy scorer's samples were scored, and what
+its judge spent per scored dialog (`cost_lines`).
 
 Metrics never see unscored samples (Inspect excludes them), so the counts of
 unscored samples and their reasons are printed here, when a task ends, for every
@@ -14,6 +15,8 @@ from collections import Counter
 
 from inspect_ai.hooks import Hooks, SampleEnd, TaskEnd, hooks
 from inspect_ai.log import EvalLog, EvalSample
+
+from ._usage import Key, Tally, model_calls
 
 logger = logging.getLogger("inspect_empathy")
 
@@ -72,6 +75,68 @@ def summary_lines(log: EvalLog, reasons: Counter[tuple[str, str]] | None = None)
     return lines
 
 
+def add_calls(total: dict[Key, Tally], sample: EvalSample) -> None:
+    """Add one sample's calls and tokens per (model, scorer span) to ``total``."""
+    for key, tally in model_calls(sample.events or []).items():
+        total.setdefault(key, Tally()).add(tally)
+
+
+def _judge_mode(log: EvalLog) -> bool:
+    if (log.eval.metadata or {}).get("mode") == "judge":
+        return True
+    return any(
+        (scorer.options or {}).get("from_output")
+        for scorer in log.eval.scorers or []
+        if scorer.name.rsplit("/", 1)[-1].startswith("empathy_scorer")
+    )
+
+
+def cost_lines(log: EvalLog, calls: dict[Key, Tally] | None = None) -> list[str]:
+    """For each empathy scorer, what its judge spent per scored dialog, in one line: ``judge
+    openai/gpt-4o: 1.0 calls, 612 input, 1.0 output, 0 reasoning tokens per scored dialog``.
+
+    ``calls``: every sample's calls per (model, scorer span) summed (`add_calls`), else
+    read from the log's samples. Judge mode counts the judge's calls (the model under
+    evaluation); response mode the calls made inside the scorer, never the reply model's
+    (`_usage`). Every epoch and every unscored sample counts: they were billed.
+    """
+    if calls is None:
+        calls = {}
+        for sample in log.samples or []:
+            add_calls(calls, sample)
+    judge_mode = _judge_mode(log)
+    lines: list[str] = []
+    for result in (log.results.scores if log.results else []) or []:
+        base = result.name.rsplit("/", 1)[-1]
+        if not base.startswith("empathy_scorer") and result.scorer != "empathy_scorer":
+            continue
+        spent: dict[str, Tally] = {}
+        for (model, scorer), tally in calls.items():
+            mine = model == log.eval.model if judge_mode else scorer is not None
+            if mine and (judge_mode or str(scorer).rsplit("/", 1)[-1] == base):
+                spent.setdefault(model, Tally()).add(tally)
+        if not spent:
+            continue
+        total = Tally()
+        for tally in spent.values():
+            total.add(tally)
+        who = "judge" if judge_mode else "grader" if len(spent) == 1 else "graders"
+        scored = int(result.scored_samples or 0)
+        head = f"{who} {', '.join(spent)}: "
+        if not scored:
+            lines.append(
+                head + f"{total.calls} calls, {total.input} input, {total.output} output, "
+                f"{total.reasoning} reasoning tokens, no dialog scored ({result.name})"
+            )
+            continue
+        lines.append(
+            head + f"{total.calls / scored:.1f} calls, {total.input / scored:.0f} input, "
+            f"{total.output / scored:.1f} output, {total.reasoning / scored:.0f} reasoning "
+            f"tokens per scored dialog ({result.name}, {scored} scored)"
+        )
+    return lines
+
+
 def judged_by(log: EvalLog) -> str:
     """`` (judge: <model>)``: who scored, so that each line of an eval-set names its judge
     (the model bound to the ``grader`` role where there is one, else the model under
@@ -105,13 +170,17 @@ class ScoringSummary(Hooks):
 
     def __init__(self) -> None:
         self._reasons: dict[str, Counter[tuple[str, str]]] = {}
+        self._calls: dict[str, dict[Key, Tally]] = {}
 
     async def on_sample_end(self, data: SampleEnd) -> None:
         found = unscored_reasons(data.sample)
         if found:
             self._reasons.setdefault(data.eval_id, Counter()).update(found)
+        add_calls(self._calls.setdefault(data.eval_id, {}), data.sample)
 
     async def on_task_end(self, data: TaskEnd) -> None:
         reasons = self._reasons.pop(data.eval_id, None)
         for line in summary_lines(data.log, reasons if reasons is not None else Counter()):
+            logger.warning(line)
+        for line in cost_lines(data.log, self._calls.pop(data.eval_id, {})):
             logger.warning(line)

@@ -115,6 +115,12 @@ def _parser() -> argparse.ArgumentParser:
         help="margin epsilon of the alternative-annotator test (default 0.2, the paper's "
         "default for expert raters; 0.15 skilled raters, 0.1 crowd workers)",
     )
+    compare.add_argument(
+        "--prices",
+        metavar="FILE",
+        help="a YAML or JSON file of each judge model's price per million input, output and "
+        "(optionally) reasoning tokens: adds the cost per scored dialog (none built in)",
+    )
     compare.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     from .compare.gate import OVER, UNDER, parse_over, parse_under
 
@@ -222,6 +228,7 @@ def compare_command(args: argparse.Namespace) -> int:
             calibration_method=args.calibration_method,
             published=args.published,
             alt_epsilon=args.alt_epsilon,
+            prices=args.prices,
         )
     except CompareError as ex:
         print(f"inspect-empathy compare: {ex}", file=sys.stderr)

@@ -4,7 +4,7 @@ Every import counts, including the ones inside functions (a circle hidden by a l
 is still a circle). Layers, lowest first; a module may import its own layer or lower ones:
 
 0. records and pure helpers: ``dialogs``, ``errors``, ``_compat``, ``_score_text``, ``_stats``,
-   ``_summary``
+   ``_summary``, ``_usage``
 1. the rubric and the scoring maths: ``_rubric``, ``_geval``, ``humans``, ``calibration``
 2. loaders (``loaders/``) and the Inspect metrics (``metrics``, ``reducer``)
 3. what builds an eval: ``dataset``, ``scorer``, ``solver``, ``baseline``
@@ -23,6 +23,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "inspect_empathy"
 
 LAYERS: dict[str, int] = {
     "dialogs": 0, "errors": 0, "_compat": 0, "_score_text": 0, "_stats": 0, "_summary": 0,
+    "_usage": 0,
     "_rubric": 1, "_samples": 1, "_geval": 1, "_providers": 1, "_judge_call": 1,
     "humans": 1, "calibration": 1, "alttest": 1,
     "loaders": 2, "metrics": 2, "reducer": 2, "per_turn": 2, "consistency": 2, "alt_metric": 2,

@@ -83,6 +83,7 @@ def compare_logs(
     calibration_method: str = DEFAULT_CALIBRATION,
     published: Sequence[LogSource] = (),
     alt_epsilon: float = 0.2,
+    prices: LogSource | None = None,
 ) -> JudgeComparison:
     """Compare the judges in ``logs`` (files, folders, eval-set folders).
 
@@ -99,6 +100,10 @@ def compare_logs(
         dialogs by id (``compare.published``); with no logs, compared on their own.
       alt_epsilon: The alternative-annotator test's margin epsilon (``alttest``;
         default 0.2, the paper's default for expert raters).
+      prices: A price file (YAML or JSON: model -> price per million input, output and
+        optionally reasoning tokens; ``compare.prices``) that adds ``cost_per_dialog``.
+        CompareError (one line naming the file) on a malformed file or a compared judge
+        model it does not price.
     """
     if not 0 <= alt_epsilon < 1:
         raise CompareError(f"alt-test epsilon must be in [0, 1), not {alt_epsilon!r}")
@@ -109,6 +114,11 @@ def compare_logs(
         )
     from .tables import build_comparison
 
+    price_table = None
+    if prices is not None:
+        from .prices import load_prices
+
+        price_table = load_prices(prices)
     sources = [logs] if isinstance(logs, str | os.PathLike) else list(logs)
     loaded = load_scores(sources, progress=progress, dataset=dataset) if sources else None
     if published:
@@ -124,6 +134,7 @@ def compare_logs(
         progress=progress,
         calibration_method=calibration_method,
         alt_epsilon=alt_epsilon,
+        prices=price_table,
     )
 
 

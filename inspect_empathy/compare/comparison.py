@@ -83,6 +83,8 @@ class JudgeComparison:
     (``alt_test.csv``, `alttest.RATER_COLUMNS`); None with fewer than three raters."""
     alt_note: str = ""
     """How the alternative-annotator test was run, or why there is none."""
+    prices: str = ""
+    """The price file behind ``cost_per_dialog`` (empty: no prices, no cost column)."""
     reply_pairs: pd.DataFrame | None = None
     """Response mode: each pair of reply models under one grader, paired tests
     (``replying.reply_pairs``); None without response-mode logs."""

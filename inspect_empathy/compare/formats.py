@@ -31,6 +31,18 @@ def number(value: Any, digits: int = 3) -> str:
     return f"{float(value):.{digits}f}"
 
 
+def significant(value: Any, digits: int = 3) -> str:
+    """A small positive figure (a cost) to ``digits`` significant digits, never in
+    scientific notation: ``0.00163``; a dash for NaN / missing."""
+    if number(value) == DASH:
+        return DASH
+    value = float(value)
+    if value == 0:
+        return "0"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
+    return f"{value:.{decimals}f}"
+
+
 def with_ci(value: Any, low: Any, high: Any, digits: int = 3) -> str:
     """``0.455 [0.306, 0.588]``, or the value alone without a CI."""
     text = number(value, digits)

@@ -29,8 +29,10 @@ from inspect_ai.log import (
     list_eval_logs,
     read_eval_log,
     read_eval_log_sample_summaries,
+    read_eval_log_samples,
 )
 
+from .._usage import Key, Tally, judge_tally, model_calls, usage_tally
 from ..dialogs import HUMAN_KEY, reply_words
 from ..dialogs import rater_ratings as dialog_rater_ratings
 from .checks import LogProblem, off_scale, repeated_samples, same_ratings, unfinished_reason
@@ -263,8 +265,81 @@ def _text(value: Any) -> str | None:
     return str(value) if value not in (None, "") else None
 
 
-def _tokens(summary: EvalSampleSummary) -> float:
-    return float(sum(usage.total_tokens for usage in (summary.model_usage or {}).values()))
+COST_COLUMNS = ("calls", "input_tokens", "output_tokens", "reasoning_tokens")
+"""A judge's calls and tokens in one sample (`_usage`), per row."""
+
+
+def sample_calls(path: str) -> dict[tuple[str, int], dict[Key, Tally]]:
+    """Each sample's calls and tokens per (model, empathy scorer span), from its
+    ``ModelEvent``s (`_usage.model_calls`).
+
+    An ``.eval`` file's samples are read as plain JSON (only their events are needed:
+    fifty times faster than building Inspect's objects); any other log, or an ``.eval``
+    that cannot be read so, through Inspect's ``read_eval_log_samples``. Empty when the
+    events cannot be read: the rows then fall back on ``model_usage`` with no call count.
+    """
+    if path.endswith(".eval") and os.path.isfile(path):
+        try:
+            return _zip_calls(path)
+        except Exception:  # noqa: BLE001 - any other layout: read it through Inspect
+            pass
+    try:
+        samples = read_eval_log_samples(
+            path, all_samples_required=False, exclude_fields={"messages", "store", "attachments"}
+        )
+        return {(str(s.id), s.epoch): model_calls(s.events) for s in samples}
+    except Exception:  # noqa: BLE001 - usage then comes from model_usage
+        return {}
+
+
+def _zip_calls(path: str) -> dict[tuple[str, int], dict[Key, Tally]]:
+    import json
+    import zipfile
+
+    import inspect_ai.log  # noqa: F401  (Inspect's zstd support for zipfile)
+
+    found: dict[tuple[str, int], dict[Key, Tally]] = {}
+    with zipfile.ZipFile(path) as archive:
+        for name in archive.namelist():
+            if not (name.startswith("samples/") and name.endswith(".json")):
+                continue
+            data = json.loads(archive.read(name))
+            found[(str(data["id"]), int(data["epoch"]))] = model_calls(data.get("events") or [])
+    return found
+
+
+def _usage_row(
+    summary: EvalSampleSummary,
+    calls: dict[Key, Tally] | None,
+    judge: str,
+    members: list[str],
+    judge_mode: bool,
+    reply_model: str,
+) -> dict[str, Any]:
+    """The judge's calls and tokens in one sample (a panel's: its members' summed), and
+    ``members_usage`` for a panel (what each member spent, for its price)."""
+    per_model: dict[str, Tally] = {}
+    known = bool(calls)
+    for model in members or [judge]:
+        if known:
+            per_model[model] = judge_tally(calls or {}, model, judge_mode)
+        else:  # no events: the model's usage where it cannot be the reply model's too
+            usage = (summary.model_usage or {}).get(model)
+            mine = judge_mode or model != reply_model
+            per_model[model] = usage_tally(usage if mine else None)
+    total = Tally()
+    for tally in per_model.values():
+        total.add(tally)
+    return {
+        "calls": float(total.calls) if known else math.nan,
+        "input_tokens": float(total.input),
+        "output_tokens": float(total.output),
+        "reasoning_tokens": float(total.reasoning),
+        "tokens": float(total.input + total.output),
+        "members_usage": (
+            {m: (t.input, t.output, t.reasoning) for m, t in per_model.items()} if members else None
+        ),
+    }
 
 
 def _hash(text: str) -> str:
@@ -329,8 +404,10 @@ def read_rows(path: str, log: EvalLog) -> list[dict[str, Any]]:
     """
     mode = log_mode(log)
     default_judge = judge_model(log)
+    reply_model = log.eval.model if mode == RESPONSE_MODE else ""
     rows: list[dict[str, Any]] = []
     keys: list[tuple[str, int]] = []
+    calls = sample_calls(path)
     for summary in read_eval_log_sample_summaries(path):
         keys.append((str(summary.id), summary.epoch))
         error = summary.error or None
@@ -340,7 +417,6 @@ def read_rows(path: str, log: EvalLog) -> list[dict[str, Any]]:
             "epoch": summary.epoch,
             "reply_words": _reply_words(summary),
             "emotion": _text((summary.metadata or {}).get("emotion")),
-            "tokens": _tokens(summary),
             "errored": error is not None,
             "error": str(error)[:200] if error is not None else None,
             "dialog": dialog,
@@ -352,7 +428,11 @@ def read_rows(path: str, log: EvalLog) -> list[dict[str, Any]]:
         if not scores:
             reason = None if error is not None else "no empathy score"
             scores = [(default_judge, math.nan, None, reason, {}, None)]
+        mine = calls.get((str(summary.id), summary.epoch))
         for judge, value, method, reason, meta, answer in scores:
+            judges = meta.get("judges") if method == "panel" else None
+            members = [str(m) for m in judges] if isinstance(judges, dict) else []
+            usage = _usage_row(summary, mine, judge, members, mode == JUDGE_MODE, reply_model)
             if not math.isnan(value) and meta.get("uncalibrated") is not None:
                 # a log run with -T calibration: compare the judge's own scores (the
                 # calibrated columns map them, cross-fitted, once)
@@ -366,6 +446,7 @@ def read_rows(path: str, log: EvalLog) -> list[dict[str, Any]]:
                 )
             rows.append(
                 base
+                | usage
                 | {
                     "judge_model": judge,
                     "score": value,
@@ -579,6 +660,16 @@ def _label_judges(pairs: pd.DataFrame) -> pd.Series:
     return label.where(run == 0, label + " #" + (run + 1).astype(str))
 
 
+def _members_sum(values: pd.Series) -> dict[str, tuple[int, int, int]] | None:
+    """A panel's per-member (input, output, reasoning) tokens summed over epochs."""
+    total: dict[str, tuple[int, int, int]] = {}
+    for value in values:
+        for model, usage in (value or {}).items():
+            before = total.get(model, (0, 0, 0))
+            total[model] = (before[0] + usage[0], before[1] + usage[1], before[2] + usage[2])
+    return total or None
+
+
 def per_dialog(rows: pd.DataFrame) -> pd.DataFrame:
     """Average epochs: one row per judge and dialog, with its status.
 
@@ -602,6 +693,12 @@ def per_dialog(rows: pd.DataFrame) -> pd.DataFrame:
         reply_words=("reply_words", "first"),
         emotion=("emotion", "first"),
         tokens=("_completed_tokens", "mean"),
+        # what the judge spent on the dialog, every epoch (errored ones too: billed)
+        calls=("calls", lambda c: c.sum(min_count=1)),
+        input_tokens=("input_tokens", "sum"),
+        output_tokens=("output_tokens", "sum"),
+        reasoning_tokens=("reasoning_tokens", "sum"),
+        members_usage=("members_usage", _members_sum),
         epochs=("epoch", "size"),
         epoch_scores=("score", list),  # every epoch's score (consistency.py reads them)
         errored_epochs=("errored", "sum"),
@@ -723,9 +820,9 @@ def reply_models(rows: pd.DataFrame) -> pd.DataFrame | None:
     response = rows[rows["mode"] == RESPONSE_MODE]
     if response.empty:
         return None
-    per_dialog = response.groupby(
-        ["dataset", "judge_model", "reply_model", "id"], sort=False
-    )["score"].mean()
+    per_dialog = response.groupby(["dataset", "judge_model", "reply_model", "id"], sort=False)[
+        "score"
+    ].mean()
     frame = per_dialog.reset_index()
     frame["ge_4"] = (frame["score"] >= 3.5).where(frame["score"].notna())
     table = frame.groupby(["dataset", "judge_model", "reply_model"], sort=True).agg(
@@ -736,4 +833,3 @@ def reply_models(rows: pd.DataFrame) -> pd.DataFrame | None:
     )
     table = table.reset_index().rename(columns={"judge_model": "grader"})
     return table.sort_values(["dataset", "grader", "mean_score"], ascending=[True, True, False])
-

@@ -28,6 +28,7 @@ from .formats import (  # noqa: F401  (re-exported: report.number, ... stay impo
     p_value,
     percent,
     plain_table,
+    significant,
     with_ci,
 )
 from .tables import samples_wide
@@ -58,7 +59,7 @@ def judges_display(comparison: JudgeComparison) -> Table:
     if human:
         headers += [f"Spearman [95% CI] (common n={comparison.common})", "Kendall"]
         headers += ["MAE [95% CI]", "QWK [95% CI]", "within-one", "Spearman own (n)"]
-    headers += ["mean score", "tokens/ sample", "length ρ", "share 3-4"]
+    headers += ["mean score", "length ρ", "share 3-4"]
     rows = []
     for _, r in comparison.judges.iterrows():
         rank = DASH if pd.isna(r["rank"]) else str(r["rank"])
@@ -70,10 +71,55 @@ def judges_display(comparison: JudgeComparison) -> Table:
             row += [with_ci(r[k], r[f"{k}_low"], r[f"{k}_high"]) for k in ("mae", "qwk")]
             row.append(number(r["within_one"]))
             row.append(f"{number(r['spearman_own'])} ({r['n_own']})")
-        row += [number(r["mean_score"], 2), number(r["tokens_per_sample"], 0)]
+        row += [number(r["mean_score"], 2)]
         row += [number(r["length_spearman"]), number(r["share_3_4"], 2)]
         rows.append(row)
     return headers, rows
+
+
+def cost_display(comparison: JudgeComparison) -> Table:
+    """What a scored dialog cost each judge, beside its Spearman (rank order): calls,
+    input, output and reasoning tokens, and the cost with prices. A table of its own, so
+    that the judges table keeps to the report's width."""
+    headers = ["rank", "judge"]
+    if comparison.has_human:
+        headers.append(f"Spearman [95% CI] (common n={comparison.common})")
+    headers += ["calls/ dialog", "input tok/ dialog", "output tok/ dialog", "reasoning tok/ dialog"]
+    headers += ["cost/ dialog"] if comparison.prices else []
+    rows = []
+    for _, r in comparison.judges.iterrows():
+        row = [DASH if pd.isna(r["rank"]) else str(r["rank"]), judge_label(r)]
+        if comparison.has_human:
+            row.append(with_ci(r["spearman"], r["spearman_low"], r["spearman_high"]))
+        row += [number(r.get("calls_per_dialog"), 1), number(r.get("input_tokens_per_dialog"), 0)]
+        row += [number(r.get("output_tokens_per_dialog"), 1)]
+        row += [number(r.get("reasoning_tokens_per_dialog"), 0)]
+        if comparison.prices:
+            row.append(significant(r.get("cost_per_dialog")))
+        rows.append(row)
+    return headers, rows
+
+
+def cost_lines(comparison: JudgeComparison) -> list[str]:
+    """One finding: what each judge spent per scored dialog beside its agreement, so that
+    the agreement an extra token buys can be read off."""
+    judges = comparison.judges
+    if judges.empty or "input_tokens_per_dialog" not in judges:
+        return []
+    parts = []
+    for _, r in judges.iterrows():
+        tokens = r["input_tokens_per_dialog"] + r["output_tokens_per_dialog"]
+        if number(tokens) == DASH:
+            continue
+        text = f"{r['judge']} {number(r['calls_per_dialog'], 1)} calls, {tokens:,.0f} tokens"
+        if comparison.prices:
+            text += f", cost {significant(r.get('cost_per_dialog'))}"
+        if comparison.has_human:
+            text += f" (Spearman {number(r['spearman'])})"
+        parts.append(text)
+    if not parts:
+        return []
+    return ["Spent per scored dialog: " + "; ".join(parts) + "."]
 
 
 def calibrated_display(comparison: JudgeComparison) -> Table:
@@ -331,6 +377,7 @@ def headline(comparison: JudgeComparison) -> list[str]:
         lines.append(
             f"Inter-judge Krippendorff's α (ordinal, all judges): {number(comparison.alpha)}."
         )
+    lines.extend(cost_lines(comparison))
     set_apart = int((comparison.logs["set_apart"] != "").sum())
     if set_apart:
         lines.append(f"{set_apart} log(s) set apart, not compared (see Logs for why).")
@@ -344,6 +391,9 @@ def terminal_text(comparison: JudgeComparison) -> str:
         "",
         "Judges (ranked):" if comparison.common else "Judges (not ranked: no human ratings):",
         plain_table(*judges_display(comparison)),
+        "",
+        "Cost per scored dialog:",
+        plain_table(*cost_display(comparison)),
     ]
     if not comparison.pairs.empty:
         parts += ["", "Pairs (same dialogs):", plain_table(*pairs_display(comparison))]
@@ -385,7 +435,11 @@ METHOD_NOTE = (
     "the raw figures; their CIs hold the out-of-fold predictions fixed. Human ceiling (with "
     "several raters): each rater pair and each rater against the aggregate of the others; "
     "a judge against the rest of rater R uses the same target and dialogs as R against the "
-    "rest, so the two rows compare like with like."
+    "rest, so the two rows compare like with like. Calls and tokens per scored dialog: "
+    "everything the judge spent on the compared dialogs (every epoch; unscored and errored "
+    "dialogs too: they were billed) divided by the dialogs it scored, from the logs' model "
+    "events (a grader's calls only, never the reply model's); input includes cached input, "
+    "output includes reasoning."
 )
 
 
@@ -397,6 +451,7 @@ def report_context(comparison: JudgeComparison, images: dict[str, str]) -> dict[
     template shows (a file name in Markdown, base64 PNG data in HTML).
     """
     tables: dict[str, Table] = {"judges": judges_display(comparison)}
+    tables["cost"] = cost_display(comparison)
     if not comparison.pairs.empty:
         tables["pairs"] = pairs_display(comparison)
     if comparison.has_human:
@@ -431,6 +486,13 @@ def report_context(comparison: JudgeComparison, images: dict[str, str]) -> dict[
             method=comparison.calibration_method,
         ),
         "warnings": list(comparison.warnings),
+        "cost_note": (
+            f"Cost per scored dialog from the prices in {comparison.prices} (per million "
+            "tokens; reasoning tokens at their own price where the file gives one, else at "
+            "the output price)."
+            if comparison.prices
+            else ""
+        ),
     }
 
 
@@ -543,6 +605,7 @@ def summary(comparison: JudgeComparison) -> dict[str, Any]:
         "alt_note": comparison.alt_note,
         "resamples": comparison.resamples,
         "seed": comparison.seed,
+        "prices": comparison.prices or None,
         "set_apart": records(
             comparison.logs.loc[comparison.logs["set_apart"] != "", ["log", "set_apart"]]
         ),

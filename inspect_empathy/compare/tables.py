@@ -13,6 +13,7 @@ import pandas as pd
 from .._stats import agreement, krippendorff_alpha
 from . import ceiling, stats
 from .comparison import DEFAULT_CALIBRATION, HUMAN, JudgeComparison, is_baseline
+from .prices import Prices, check_prices, sample_costs
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -55,6 +56,7 @@ def judge_table(
     seed: int,
     bar: tqdm | None = None,
     calibration_method: str = DEFAULT_CALIBRATION,
+    prices: Prices | None = None,
 ) -> tuple[pd.DataFrame, int]:
     """One row per judge, ranked by Spearman with the humans on the common dialogs.
 
@@ -66,8 +68,11 @@ def judge_table(
     judge below the best covered one. ``mae_calibrated`` / ``qwk_calibrated`` (with
     CIs, beside the raw ``mae`` / ``qwk`` and their CIs) are cross-fitted on the same
     common dialogs with ``calibration_method`` (see ``ceiling.calibrated_columns``).
+    Beside Spearman, what a scored dialog cost (`cost_columns`): calls, input, output and
+    reasoning tokens, and with ``prices`` the cost.
     """
     judges = list(dict.fromkeys(samples["judge"]))
+    costs = sample_costs(samples, prices) if prices is not None else None
     dialogs = samples["id"].nunique()
     common = common_dialogs(samples, judges)
     human = human_ratings(samples)
@@ -95,6 +100,7 @@ def judge_table(
         row["spearman"] = metrics.get("spearman", math.nan)
         low, high = stats.spearman_ci(x, h, resamples, stats.seed_for(str(judge), seed=seed))
         row["spearman_low"], row["spearman_high"] = low, high
+        row |= cost_columns(group, row["scored"], costs)
         for key in ("kendall", "pearson", "mae", "rmse", "qwk", "exact", "within_one"):
             row[key] = metrics.get(key, math.nan)
         row |= ceiling.calibrated_columns(str(judge), x, h, calibration_method, resamples, seed)
@@ -124,6 +130,26 @@ def judge_table(
     ranks = pd.array(range(1, len(table) + 1), dtype="Int64") if len(common) else pd.NA
     table.insert(0, "rank", ranks)
     return table, len(common)
+
+
+PER_DIALOG = ("calls", "input_tokens", "output_tokens", "reasoning_tokens")
+"""The judge's spending columns of a sample row (``logs``), shown per scored dialog."""
+
+
+def cost_columns(group: pd.DataFrame, scored: int, costs: pd.Series | None) -> dict[str, float]:
+    """What the judge spent on all its dialogs (every epoch, unscored and errored ones
+    too: they were billed) divided by the dialogs it scored: ``calls_per_dialog``,
+    ``input_tokens_per_dialog``, ... and ``cost_per_dialog`` with prices. NaN where the
+    logs say nothing (published judges; calls of a log without events) or nothing was
+    scored."""
+    columns: dict[str, float] = {}
+    spent = [(name, group[name] if name in group else None) for name in PER_DIALOG]
+    if costs is not None:
+        spent.append(("cost", costs.reindex(group.index)))
+    for name, values in spent:
+        total = values.sum(min_count=1) if values is not None else math.nan
+        columns[f"{name}_per_dialog"] = float(total) / scored if scored else math.nan
+    return columns
 
 
 def _length_rho(score: pd.Series, words: pd.Series) -> float:
@@ -322,19 +348,23 @@ def build_comparison(
     progress: bool = False,
     calibration_method: str = DEFAULT_CALIBRATION,
     alt_epsilon: float = 0.2,
+    prices: Prices | None = None,
 ) -> JudgeComparison:
     """Every table of the comparison from the rows ``logs.load_scores`` read
-    (``alt_epsilon``: the alternative-annotator test's margin, `alttest`)."""
+    (``alt_epsilon``: the alternative-annotator test's margin, `alttest`; ``prices``: the
+    price file, which must price every compared judge model, `prices.check_prices`)."""
     from tqdm.auto import tqdm
 
     samples = loaded.samples
+    if prices is not None:
+        check_prices(prices, samples)
     warnings = list(loaded.warnings)
     judges = samples["judge"].nunique()
     total = judges + judges * (judges - 1) // 2 + judges + 2
     with tqdm(
         total=total, desc="bootstrapping", unit="table", disable=not progress, file=sys.stderr
     ) as bar:
-        table, common = judge_table(samples, resamples, seed, bar, calibration_method)
+        table, common = judge_table(samples, resamples, seed, bar, calibration_method, prices)
         names = list(table["judge"])
         ceiling_ = human_ceiling(samples, names, resamples, seed)
         if ceiling_.beside is not None:
@@ -389,6 +419,7 @@ def build_comparison(
         human_alpha=ceiling_.alpha,
         humans_note=ceiling_.note,
         calibration_method=calibration_method,
+        prices=prices.file if prices is not None else "",
     )
 
 

@@ -1,0 +1,251 @@
+"""What each judge spent per scored dialog (issue 29 item 4): calls and tokens in the
+comparison and the end-of-run line, checked against a hand count over the logs read with
+Inspect (``model_usage`` / ``role_usage`` per model, ``ModelEvent``s per call), and the
+price file's errors."""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fixture_logs import JUDGES_JSONL, LENGTH, LEXICON, RESPONSE_JSONL
+from inspect_ai import eval
+from inspect_ai.event import ModelEvent
+from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsage, modelapi
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+from inspect_empathy._summary import cost_lines
+from inspect_empathy.baseline import EmpathyBaselineAPI
+from inspect_empathy.cli import main
+from inspect_empathy.compare import CompareError, compare_logs
+from inspect_empathy.tasks import empathy, empathy_response
+
+NO_N = "costfix/no-n"
+THINKS = 3
+"""Reasoning tokens the ``costfix`` judge reports on each answer."""
+
+
+class RefusedN(Exception):
+    """A provider's 400 for ``n`` > 1 (the plugin learns it and draws one answer a call)."""
+
+    status_code = 400
+    provider_message = "n must be 1 for this model"
+
+
+@modelapi(name="costfix")
+class NoChoicesAPI(EmpathyBaselineAPI):
+    """The lexicon baseline behind a service that refuses ``n`` and reasons a little."""
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = GenerateConfig(),  # noqa: B008
+        **model_args: Any,
+    ) -> None:
+        super().__init__("lexicon", base_url, api_key, config)
+        self.model_name = model_name
+
+    async def generate(
+        self, input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> ModelOutput:  # fmt: skip
+        if (config.num_choices or 1) > 1:
+            raise RefusedN("n must be 1 for this model")
+        output = await super().generate(input, tools, tool_choice, config)
+        assert output.usage is not None
+        output.usage = ModelUsage(
+            input_tokens=output.usage.input_tokens,
+            output_tokens=output.usage.output_tokens + THINKS,
+            total_tokens=output.usage.total_tokens + THINKS,
+            reasoning_tokens=THINKS,
+        )
+        return output
+
+
+def _eval(task: Any, log_dir: Path, model: str, **kwargs: Any) -> EvalLog:
+    [log] = eval(task, model=model, log_dir=str(log_dir), log_format="eval", display="none",
+                 **kwargs)  # fmt: skip
+    assert log.status == "success"
+    return read_eval_log(str(log.location))
+
+
+def hand_count(log: EvalLog, model: str, role: str | None = None) -> dict[str, float]:
+    """Per scored sample: the model's calls (ModelEvents that returned) and its usage
+    (``role_usage[role]`` where given, else ``model_usage[model]``), over every sample."""
+    calls = tokens_in = tokens_out = thinking = 0
+    scored = 0
+    for sample in log.samples or []:
+        usage = (sample.role_usage if role else sample.model_usage).get(role or model)
+        if usage is not None:
+            tokens_in += usage.input_tokens
+            tokens_out += usage.output_tokens
+            thinking += usage.reasoning_tokens or 0
+        calls += sum(
+            1
+            for e in sample.events
+            if isinstance(e, ModelEvent) and e.model == model and e.error is None
+            and (role is None or e.role == role)
+        )  # fmt: skip
+        scored += not math.isnan(float(sample.scores["empathy_scorer"].value))  # type: ignore[arg-type]
+    return {
+        "calls": calls / scored,
+        "input": tokens_in / scored,
+        "output": tokens_out / scored,
+        "reasoning": thinking / scored,
+        "scored": scored,
+    }
+
+
+@pytest.fixture(scope="module")
+def judge_logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("cost")
+    logs = root / "judges"
+    drawn = _eval(empathy(dataset=str(JUDGES_JSONL), method="samples"), logs, NO_N)
+    lexicon = _eval(empathy(dataset=str(JUDGES_JSONL)), logs, LEXICON)
+    return {"root": root, "logs": logs, "drawn": drawn, "lexicon": lexicon}
+
+
+def test_judge_mode_calls_and_tokens_per_scored_dialog(judge_logs: dict[str, Any]) -> None:
+    drawn: EvalLog = judge_logs["drawn"]
+    # the refusal made one failed call (not billed, not counted); then single calls
+    refused = [e for s in drawn.samples or [] for e in s.events
+               if isinstance(e, ModelEvent) and e.error is not None]  # fmt: skip
+    assert refused
+    table = compare_logs(judge_logs["logs"], resamples=0).judges.set_index("judge")
+    for log, judge in ((drawn, NO_N), (judge_logs["lexicon"], LEXICON)):
+        expected = hand_count(log, judge)
+        row = table.loc[judge]
+        assert row["scored"] == expected["scored"] == 30
+        assert row["calls_per_dialog"] == pytest.approx(expected["calls"])
+        assert row["input_tokens_per_dialog"] == pytest.approx(expected["input"])
+        assert row["output_tokens_per_dialog"] == pytest.approx(expected["output"])
+        assert row["reasoning_tokens_per_dialog"] == pytest.approx(expected["reasoning"])
+    # sequential sampling drew several single calls per dialog; the logprobs judge one
+    assert table.loc[NO_N, "calls_per_dialog"] > 3
+    assert table.loc[NO_N, "reasoning_tokens_per_dialog"] == pytest.approx(
+        THINKS * table.loc[NO_N, "calls_per_dialog"]
+    )
+    assert table.loc[LEXICON, "calls_per_dialog"] == 1
+    assert table.loc[LEXICON, "reasoning_tokens_per_dialog"] == 0
+    # the calls the sequential draw recorded on each answer agree with the events
+    recorded = sum(
+        (s.output.metadata or {})["empathy_sampling"]["calls"] for s in drawn.samples or []
+    )
+    assert table.loc[NO_N, "calls_per_dialog"] == pytest.approx(recorded / 30)
+
+
+def test_response_mode_counts_the_grader_never_the_reply_model(tmp_path: Path) -> None:
+    task = empathy_response(dataset=str(RESPONSE_JSONL))
+    other = _eval(task, tmp_path / "other", LENGTH, model_roles={"grader": LEXICON})
+    self_graded = _eval(task, tmp_path / "self", LEXICON, model_roles={"grader": LEXICON})
+    for log, folder, role in ((other, "other", None), (self_graded, "self", "grader")):
+        [row] = compare_logs(tmp_path / folder, resamples=0).judges.to_dict("records")
+        expected = hand_count(log, LEXICON, role)
+        assert row["judge"] == LEXICON
+        assert row["calls_per_dialog"] == pytest.approx(expected["calls"]) == 1
+        assert row["input_tokens_per_dialog"] == pytest.approx(expected["input"])
+        assert row["output_tokens_per_dialog"] == pytest.approx(expected["output"])
+    # self-grading: the model's usage holds its replies too; the grader's share is less
+    sample = (self_graded.samples or [])[0]
+    assert sample.model_usage[LEXICON].input_tokens > sample.role_usage["grader"].input_tokens
+
+
+# --- prices -----------------------------------------------------------------------------
+
+
+def test_cost_per_scored_dialog_from_a_price_file(judge_logs: dict[str, Any]) -> None:
+    prices = judge_logs["root"] / "prices.json"
+    prices.write_text(json.dumps({NO_N: {"input": 2.5, "output": 10, "reasoning": 40}}))
+    table = compare_logs(judge_logs["logs"], resamples=0, prices=prices).judges
+    row = table.set_index("judge").loc[NO_N]
+    used = hand_count(judge_logs["drawn"], NO_N)
+    by_hand = (
+        used["input"] * 2.5 + (used["output"] - used["reasoning"]) * 10 + used["reasoning"] * 40
+    ) / 1e6
+    assert row["cost_per_dialog"] == pytest.approx(by_hand)
+    assert table.set_index("judge").loc[LEXICON, "cost_per_dialog"] == 0  # a free baseline
+    columns = list(table.columns)  # beside Spearman
+    assert columns.index("calls_per_dialog") == columns.index("spearman_high") + 1
+    assert columns.index("cost_per_dialog") == columns.index("reasoning_tokens_per_dialog") + 1
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (f"{NO_N}: {{input: 1, output: 2, cached: 0.5}}", f"{NO_N}: unknown key 'cached'"),
+        (f"{NO_N}: {{input: -1, output: 2}}", "input must be a number >= 0"),
+        (f"{NO_N}: {{input: 1}}", f"{NO_N}: no output price"),
+        (f"{NO_N}: {{input: true, output: 2}}", "input must be a number >= 0"),
+        ("- just a list", "maps each judge model to its price"),
+        (f"{NO_N}: {{input: [1, output: 2}}", "not valid YAML"),
+        (f"{NO_N}: 3", "a price is a mapping of input, output, reasoning"),
+        ("someone/else: {input: 1, output: 2}", f"no price for {NO_N}"),
+    ],
+)
+def test_price_file_errors_are_one_line_naming_the_file(
+    judge_logs: dict[str, Any], content: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = judge_logs["root"] / "prices.yaml"
+    path.write_text(content + "\n")
+    with pytest.raises(CompareError) as raised:
+        compare_logs(judge_logs["logs"], resamples=0, prices=path)
+    text = str(raised.value)
+    assert text.startswith(f"{path}: ") and message in text and "\n" not in text
+    code = main(["compare", str(judge_logs["logs"]), "--quiet", "--resamples", "0",
+                 "--prices", str(path)])  # fmt: skip
+    err = capsys.readouterr().err.strip()
+    assert code == 1 and err == f"inspect-empathy compare: {text}"
+
+
+def test_the_report_shows_cost_beside_spearman(
+    judge_logs: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    prices = judge_logs["root"] / "prices.yaml"
+    prices.write_text(f"{NO_N}: {{input: 2.5, output: 10}}\n")
+    out = judge_logs["root"] / "report"
+    code = main(["compare", str(judge_logs["logs"]), "--resamples", "0", "--no-plots",
+                 "--out", str(out), "--prices", str(prices)])  # fmt: skip
+    assert code == 0
+    printed = capsys.readouterr().out
+    for text in (printed, (out / "report.md").read_text(), (out / "report.html").read_text()):
+        header = next(line for line in text.splitlines() if "calls/ dialog" in line)
+        spearman = header.index("Spearman")
+        assert spearman < header.index("calls/ dialog") < header.index("cost/ dialog")
+        assert "Cost per scored dialog" in text
+    assert "Spent per scored dialog:" in printed
+    assert str(prices) in (out / "report.md").read_text().replace("\\", "")
+    summary = json.loads((out / "summary.json").read_text())
+    assert {j["judge"]: j["cost_per_dialog"] for j in summary["judges"]}[LEXICON] == 0
+
+
+# --- the end-of-run line ---------------------------------------------------------------
+
+
+def test_the_end_of_run_line_says_what_the_judge_spent(
+    judge_logs: dict[str, Any], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    drawn = judge_logs["drawn"]
+    used = hand_count(drawn, NO_N)
+    [line] = cost_lines(drawn)
+    assert line == (
+        f"judge {NO_N}: {used['calls']:.1f} calls, {used['input']:.0f} input, "
+        f"{used['output']:.1f} output, {used['reasoning']:.0f} reasoning tokens per scored "
+        "dialog (empathy_scorer, 30 scored)"
+    )
+    # printed by the hook at the end of the run, the grader's in response mode
+    with caplog.at_level(logging.WARNING, logger="inspect_empathy"):
+        log = _eval(empathy_response(dataset=str(RESPONSE_JSONL)), tmp_path, LENGTH,
+                    model_roles={"grader": LEXICON})  # fmt: skip
+    grader = hand_count(log, LEXICON)
+    expected = (
+        f"grader {LEXICON}: 1.0 calls, {grader['input']:.0f} input, "
+        f"{grader['output']:.1f} output, 0 reasoning tokens per scored dialog"
+    )
+    assert any(r.getMessage().startswith(expected) for r in caplog.records), caplog.text
