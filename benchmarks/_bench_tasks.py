@@ -18,6 +18,7 @@ from inspect_ai.model import (
     ChatCompletionChoice,
     ChatMessage,
     ChatMessageAssistant,
+    ChatMessageUser,
     GenerateConfig,
     Logprob,
     Logprobs,
@@ -25,6 +26,7 @@ from inspect_ai.model import (
     ModelOutput,
     ModelUsage,
     TopLogprob,
+    get_model,
     modelapi,
 )
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
@@ -136,4 +138,55 @@ def bare(dataset: str) -> Task:
         solver=generate(),
         scorer=first_digit(),
         config=JUDGE_CONFIG,
+    )
+
+
+# response mode: the grader's settings for method=auto (the plugin's score-only bound)
+GRADER_CONFIG = GenerateConfig(temperature=0.0, logprobs=True, top_logprobs=20, max_tokens=24)
+
+
+def record_to_reply_sample(record: dict[str, Any]) -> Sample:
+    """The dialog without its last bot turn, as chat messages (the model writes the reply)."""
+    turns = record["turns"]
+    return Sample(
+        id=record["id"],
+        input=[
+            ChatMessageUser(content=t["content"])
+            if t["role"] in ("user", "human")
+            else ChatMessageAssistant(content=t["content"])
+            for t in turns[:-1]
+        ],
+        metadata=dict(record.get("metadata") or {}),
+    )
+
+
+@scorer(metrics=[mean()])
+def grader_digit() -> Scorer:
+    """Ask the ``grader`` role once with the rubric prompt of the dialog and its new
+    reply (plain string work); the first digit 1-5 of its answer (0 if none)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        turns = [
+            {"role": m.role, "content": m.text}
+            for m in state.messages
+            if m.role in ("user", "assistant")
+        ]
+        prompt = rubric_prompt(turns)
+        output = await get_model(role="grader").generate(
+            [ChatMessageUser(content=prompt)], config=GRADER_CONFIG
+        )
+        digits = [c for c in output.completion if c in "12345"]
+        return Score(value=float(digits[0]) if digits else 0.0, answer=output.completion)
+
+    return score
+
+
+@task
+def bare_response(dataset: str) -> Task:
+    """Bare Inspect, two calls a sample: ``generate()`` writes the reply, then a scorer
+    asks the grader once with the rubric prompt of the same size (response mode's requests)."""
+    return Task(
+        dataset=json_dataset(dataset, record_to_reply_sample),
+        solver=generate(),
+        scorer=grader_digit(),
     )

@@ -1,11 +1,14 @@
 """Child process: run one eval (``empathy`` or the bare task) and print a JSON report.
 
-Usage: python benchmarks/_run_eval.py --task empathy|empathy_dialog|empathy_prompt|bare|variant:NAME
+Usage: python benchmarks/_run_eval.py --task empathy|empathy_dialog|empathy_prompt|bare|
+       empathy_response|bare_response|variant:NAME
        --dataset FILE --model MODEL [--max-connections N] [--max-tokens N] [--log-dir DIR]
        [-T key=value ...]
 
 ``empathy`` is the task as shipped (judge mode's default input, the rubric prompt);
 ``empathy_dialog`` adds ``-T input=dialog``; ``empathy_prompt`` spells out ``input=prompt``.
+``empathy_response`` (response mode) and ``bare_response`` (its bare two-call twin) bind
+the ``grader`` role to ``--model`` too.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ def main() -> None:
         "--task",
         required=True,
         help="empathy, empathy_dialog (-T input=dialog), empathy_prompt (-T input=prompt), "
-        "bare or variant:NAME",
+        "bare, empathy_response, bare_response or variant:NAME",
     )
     parser.add_argument("--max-tokens", type=int, default=None, help="generate max_tokens")
     parser.add_argument("--dataset", required=True)
@@ -58,6 +61,8 @@ def main() -> None:
 
     if args.task in ("empathy", "empathy_dialog", "empathy_prompt"):
         from inspect_empathy import empathy
+    if args.task == "empathy_response":
+        from inspect_empathy import empathy_response
 
     imported = time.perf_counter()
     if args.task == "empathy":
@@ -74,6 +79,10 @@ def main() -> None:
         the_task = empathy(dataset=args.dataset, input="dialog", **task_args)
     elif args.task == "bare":
         the_task = _bench_tasks.bare(dataset=args.dataset)
+    elif args.task == "empathy_response":
+        the_task = empathy_response(dataset=args.dataset, **task_args)
+    elif args.task == "bare_response":
+        the_task = _bench_tasks.bare_response(dataset=args.dataset)
     else:
         from _variants import VARIANTS
 
@@ -87,6 +96,7 @@ def main() -> None:
         log_format="eval",
         display="none",
         score_display=False,
+        model_roles={"grader": args.model} if args.task.endswith("_response") else None,
         **({"max_tokens": args.max_tokens} if args.max_tokens is not None else {}),
     )
     done = time.perf_counter()

@@ -190,3 +190,23 @@ def eager_trim(dataset: str) -> Task:
 
 
 VARIANTS.update(eager=eager, eager_trim=eager_trim)
+
+
+@task
+def no_logprobs_explanation(dataset: str) -> Task:
+    """empathy without the explanation on a logprobs Score whose probabilities held (the
+    arithmetic its ``distribution`` already holds; what `4cf5bc8` brought back)."""
+    from inspect_empathy import scorer as scorer_module
+
+    explain = scorer_module._explain
+
+    def lean_explain(judgement: Any) -> str | None:
+        if judgement.method == "logprobs" and not judgement.details.get("low_mass"):
+            return None
+        return explain(judgement)
+
+    scorer_module._explain = lean_explain  # type: ignore[assignment]
+    return empathy(dataset=dataset)
+
+
+VARIANTS.update(no_logprobs_explanation=no_logprobs_explanation)

@@ -8,11 +8,17 @@ Target: wall time and peak RSS ratio <= 1.05.
 
     python benchmarks/overhead.py                      # 2,000 and 10,000 samples
     python benchmarks/overhead.py --sizes 200 --repeats 3
+    python benchmarks/overhead.py --task empathy_response --sizes 2000   # response mode
+
+``--task empathy_response`` compares response mode (the model writes the reply, a grader
+rates it: two calls a sample) with ``bare_response`` in ``_bench_tasks.py``: ``generate()``
+and a scorer that asks the grader once with a rubric prompt of the same size, no plugin.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -24,6 +30,7 @@ TARGET = 1.05
 
 def run_eval(task: str, dataset: Path, model: str, connections: int, log_dir: Path) -> dict:
     """One eval in a child process: wall time, peak RSS and the child's own report."""
+    load = os.getloadavg()[0]
     result = run_child(
         [
             "benchmarks/_run_eval.py",
@@ -51,6 +58,7 @@ def run_eval(task: str, dataset: Path, model: str, connections: int, log_dir: Pa
         "import_s": report["import_s"],
         "peak_rss_mb": result.peak_rss_mb,
         "samples": report["samples"],
+        "load_1min_before": round(load, 2),
     }
 
 
@@ -70,6 +78,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "--task",
         default="empathy",
         help="task compared with bare: empathy (as shipped), empathy_dialog (-T input=dialog), "
+        "empathy_response (response mode, against bare_response), "
         "or variant:NAME from _variants.py "
         "(results then go to overhead_NAME.json)",
     )
@@ -78,7 +87,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "--name", default=None, help="results file name (default: overhead[_TASK])"
     )
     args = parser.parse_args(argv)
-    tasks = ("bare", args.task)
+    bare_task = "bare_response" if args.task == "empathy_response" else "bare"
+    tasks = (bare_task, args.task)
 
     runs: list[dict[str, Any]] = []
     summary: list[dict[str, Any]] = []
@@ -95,7 +105,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     run = run_eval(task, dataset, args.model, args.max_connections, tmpdir)
                     run.update(size=size, repeat=rep)
                     print(
-                        f"  {size:>6} {task:<8} rep {rep}: wall {run['wall_s']:.1f}s "
+                        f"  {size:>6} {task:<8} rep {rep} (load {run['load_1min_before']:.1f}): "
+                        f"wall {run['wall_s']:.1f}s "
                         f"cpu {run['cpu_s']:.1f}s eval {run['eval_s']:.1f}s "
                         f"rss {run['peak_rss_mb']:.0f} MB",
                         flush=True,
@@ -104,13 +115,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     runs.append(run)
             row: dict[str, Any] = {"samples": size, "repeats": repeats}
             for key in ("wall_s", "cpu_s", "eval_s", "import_s", "peak_rss_mb"):
-                bare = median([r[key] for r in per_task["bare"]])
+                bare = median([r[key] for r in per_task[bare_task]])
                 emp = median([r[key] for r in per_task[args.task]])
                 row[f"bare_{key}"] = bare
                 row[f"empathy_{key}"] = emp
                 row[f"ratio_{key}"] = emp / bare if bare else float("nan")
                 row[f"pair_ratio_{key}"] = median(
-                    [e[key] / b[key] for b, e in zip(per_task["bare"], per_task[args.task],
+                    [e[key] / b[key] for b, e in zip(per_task[bare_task], per_task[args.task],
                                                      strict=True) if b[key]]
                 )  # fmt: skip
             row["meets_target"] = row["ratio_wall_s"] <= TARGET and (
@@ -150,6 +161,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     payload = {
         "target": f"empathy/bare <= {TARGET} (wall time and peak RSS)",
         "task": args.task,
+        "bare_task": bare_task,
         "settings": {
             "model": args.model,
             "max_connections": args.max_connections,
@@ -157,7 +169,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                                              for i in range(len(args.sizes))], strict=True)),
             "order": "bare, task, bare, task, ... (each in its own process)",
             "task_args": {"empathy": {}, "empathy_dialog": {"input": "dialog"},
-                          "empathy_prompt": {"input": "prompt"}}.get(args.task),
+                          "empathy_prompt": {"input": "prompt"},
+                          "empathy_response": {"model_roles": {"grader": args.model}}
+                          }.get(args.task),
             "log_format": "eval",
             "display": "none",
             "dataset_source": source,

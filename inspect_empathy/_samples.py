@@ -101,7 +101,8 @@ def record_to_sample(
     the rubric prompt itself, a plain string ready for ``generate()``, and the
     metadata carries ``judge_prompt: True`` and the judged reply's length in
     words (``reply_words``); the dialog lives only in the prompt. Otherwise the
-    input is the dialog as chat messages, with its rendering in ``transcript``.
+    input is the dialog as chat messages, with its rendering in ``transcript`` (not with
+    ``cut_reply``: the input and ``reference_reply`` hold it).
     With ``max_turns`` only the last turns are kept (see `truncate_turns`). With
     ``cut_reply`` (response mode) the final bot reply is cut off and kept, with
     its rating, in metadata. Every sample keeps the human rating on 1-5 (None when
@@ -133,10 +134,11 @@ def record_to_sample(
         metadata[JUDGE_PROMPT_KEY] = True
         prompt = render_prompt(render_dialog(turns), prompt_cot, prompt_rubric)
         return _sample(record.id, prompt, target, metadata)
-    # the dialog as the judge would see it (response mode: with the reference reply)
-    metadata = {TRANSCRIPT_KEY: render_dialog(turns), **metadata}
     if cut_reply:
-        # the human rating belongs to the original reply, not to the one the
+        # response mode: no ``transcript`` (the input and ``reference_reply`` hold the
+        # dialog; the Score's ``judged_dialog`` is what the grader saw), one copy fewer of
+        # the dialog in every sample, state and summary Inspect keeps to the end.
+        # The human rating belongs to the original reply, not to the one the
         # model will write: keep it for reference, out of the agreement metrics
         metadata[REFERENCE_REPLY_KEY] = turns[-1].content
         metadata[REFERENCE_RATING_KEY] = human
@@ -145,4 +147,7 @@ def record_to_sample(
         turns = turns[:-1]
         if not turns:
             raise ValueError(f"dialog {record.id!r} has no user turn before the reply")
+    else:
+        # the dialog as the judge would see it
+        metadata = {TRANSCRIPT_KEY: render_dialog(turns), **metadata}
     return _sample(record.id, [turn_message(turn) for turn in turns], target, metadata)

@@ -203,11 +203,13 @@ def empathy_scorer(
         if len(judges) == 1 and judges[0] is None:
             context["self_graded"] = True
             _warn_self_graded(role.name)
+        if len(judges) == 1:
+            # one grader: awaited directly (collect() would add a task group and a span,
+            # two more events in every sample's transcript)
+            name, judgement = await _judge_with(judges[0], prompt, options)
+            return to_score(judgement, {**context, "grader": name})
         judgements = await collect(*[_judge_with(judge, prompt, options) for judge in judges])
         judgements = _unique_names(judgements)
-        if len(judgements) == 1:
-            name, judgement = judgements[0]
-            return to_score(judgement, {**context, "grader": name})
         return panel_score(judgements, aggregate, context, state.epoch)
 
     return score

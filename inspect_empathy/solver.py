@@ -125,6 +125,20 @@ def require_grader(role: str = "grader", hint: str | None = None) -> Solver:
 
 
 @solver
+def graded_generate(role: str = "grader", hint: str | None = None) -> Solver:
+    """Response mode's ``generate()``: fail the sample before the model replies when no
+    model is bound to ``role`` (as `require_grader`), then generate. One solver, so one
+    span in each sample's transcript instead of two."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        if model_roles().get(role) in (None, []):
+            raise PrerequisiteError(missing_grader_message(role, hint))
+        return await generate(state)
+
+    return solve
+
+
+@solver
 def reply_system_prompt(prompt: str) -> Solver:
     """Put a system prompt (text, or a text file's content) before the dialog, verbatim."""
     content = _text_or_file(prompt)

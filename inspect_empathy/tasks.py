@@ -27,7 +27,7 @@ from .scorer import (
     missing_grader_message,
     resolve_calibration,
 )
-from .solver import empathy_prompt, judge_generate, reply_system_prompt, require_grader
+from .solver import empathy_prompt, graded_generate, judge_generate, reply_system_prompt
 
 HEADLINE_METRIC = "somers_d_all"
 """Judge mode's headline metric when the dataset has human ratings: Somers' D of the
@@ -268,11 +268,11 @@ def empathy_response(
     if group_by:
         check_group_key(data, group_by)
     solvers: list[Solver] = []
-    if not self_grading:
-        solvers.append(require_grader(GRADER_ROLE, SELF_GRADING_HINT))
     if system_prompt:
         solvers.append(reply_system_prompt(system_prompt))
-    solvers.append(generate())
+    # without self-grading, one solver checks the grader before the model replies, then
+    # generates (one span a sample, not two)
+    solvers.append(generate() if self_grading else graded_generate(GRADER_ROLE, SELF_GRADING_HINT))
     return Task(
         dataset=data,
         solver=solvers,
@@ -310,7 +310,7 @@ def grader_unbound_now(role: str) -> bool:
 
     ``inspect eval`` (and ``eval()`` given task names) binds model roles before
     it constructs tasks, with the model under evaluation active; a Task built
-    outside ``eval()`` cannot know its roles yet, so `require_grader` checks again
+    outside ``eval()`` cannot know its roles yet, so `graded_generate` checks again
     when each sample starts.
     """
     return active_model() is not None and model_roles().get(role) in (None, [])
