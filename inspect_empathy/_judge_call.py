@@ -104,14 +104,16 @@ def judge_request(
     """The request for ``model`` (memoised per model, method and what it refused)."""
     traits = judge_traits(model)
     key = (id(model), method, completions, cot, precision, traits)
-    request = _requests.get(key)
-    if request is None:
-        request = plan_request(traits, method, completions, cot, model.config, precision)
-        _requests[key] = request
-    return request
+    held = _requests.get(key)
+    if held is None or held[0] is not model:
+        held = (model, plan_request(traits, method, completions, cot, model.config, precision))
+        _requests[key] = held
+    return held[1]
 
 
-_requests: dict[tuple[Any, ...], JudgeRequest] = {}
+_requests: dict[tuple[Any, ...], tuple[Model, JudgeRequest]] = {}
+"""Requests by model object: each entry holds its model, so that no other model can come to
+have the same ``id()`` and be answered with this one's request."""
 
 
 def plan_request(
