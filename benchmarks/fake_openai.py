@@ -116,11 +116,11 @@ class Reply:
     respond: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
 
-@dataclass
-class Rule:
-    """A scripted reply for requests whose prompt contains ``when`` (any, if None)."""
+@dataclass(kw_only=True)
+class PromptRule:
+    """When a scripted answer applies: to requests whose prompt contains ``when`` (any, if
+    None), ``times`` times (None: forever). The fakes of other services script with it too."""
 
-    reply: Reply
     when: str | None = None
     times: int | None = None
     """How many matching requests the rule answers before it expires; None: forever."""
@@ -130,6 +130,13 @@ class Rule:
         if self.times is not None and self.used >= self.times:
             return False
         return self.when is None or self.when in prompt
+
+
+@dataclass
+class Rule(PromptRule):
+    """A scripted reply for requests whose prompt contains ``when`` (any, if None)."""
+
+    reply: Reply
 
 
 @dataclass(frozen=True)

@@ -60,6 +60,7 @@ from fake_openai import (
     RUBRIC_FORM,
     SCORE_MARKER,
     SCORE_ONLY,
+    PromptRule,
     count_tokens,
     score_top_logprobs,
     tokens_of,
@@ -106,19 +107,10 @@ class GrokRefusal:
 
 
 @dataclass
-class GrokRule:
+class GrokRule(PromptRule):
     """A scripted answer for requests whose prompt contains ``when`` (any, if None)."""
 
     answer: str | list[str] | GrokRespond | GrokRefusal
-    when: str | None = None
-    times: int | None = None
-    """How many matching requests the rule answers before it expires; None: forever."""
-    used: int = 0
-
-    def applies(self, prompt: str) -> bool:
-        if self.times is not None and self.used >= self.times:
-            return False
-        return self.when is None or self.when in prompt
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ from fake_openai import (
     RUBRIC_FORM,
     SCORE_MARKER,
     SCORE_ONLY,
+    PromptRule,
     _HTTPServer,
     count_tokens,
     score_top_logprobs,
@@ -112,19 +113,10 @@ _GRPC = {
 
 
 @dataclass
-class ProviderRule:
+class ProviderRule(PromptRule):
     """A scripted answer for requests whose prompt contains ``when`` (any, if None)."""
 
     answer: str | list[str] | Respond | Refusal
-    when: str | None = None
-    times: int | None = None
-    """How many matching requests the rule answers before it expires; None: forever."""
-    used: int = 0
-
-    def applies(self, prompt: str) -> bool:
-        if self.times is not None and self.used >= self.times:
-            return False
-        return self.when is None or self.when in prompt
 
 
 @dataclass(frozen=True)
