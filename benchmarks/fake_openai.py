@@ -132,6 +132,52 @@ class PromptRule:
         return self.when is None or self.when in prompt
 
 
+class ScriptedFake:
+    """What every fake judge service shares: rules scripted by tests (first match wins),
+    the requests it recorded (each with its ``prompt``), requests to what it does not serve
+    (``unknown``), the healthy judge's ``default_score``, and one lock over them."""
+
+    label = "fake"
+    """How `assert_no_unknown` names the fake."""
+
+    def _start_records(self) -> None:
+        self._lock = threading.Lock()
+        self.rules: list[Any] = []
+        self.requests: list[Any] = []
+        self.unknown: list[str] = []
+        self.default_score = DEFAULT_SCORE
+
+    def _add_rule(self, rule: Any) -> Any:
+        with self._lock:
+            self.rules.append(rule)
+        return rule
+
+    def heal(self) -> None:
+        """Forget every rule: from now on the healthy judge answers."""
+        with self._lock:
+            self.rules.clear()
+
+    def clear(self) -> None:
+        """Forget rules, recorded and unknown requests; back to the default score."""
+        with self._lock:
+            self.rules.clear()
+            self.requests.clear()
+            self.unknown.clear()
+        self.default_score = DEFAULT_SCORE
+
+    def count(self, containing: str | None = None) -> int:
+        """Requests recorded, optionally only those whose prompt contains a text."""
+        with self._lock:
+            return sum(1 for r in self.requests if containing is None or containing in r.prompt)
+
+    def prompts(self) -> list[str]:
+        with self._lock:
+            return [r.prompt for r in self.requests]
+
+    def assert_no_unknown(self) -> None:
+        assert not self.unknown, f"{self.label} got unknown requests: {self.unknown}"
+
+
 @dataclass
 class Rule(PromptRule):
     """A scripted reply for requests whose prompt contains ``when`` (any, if None)."""
@@ -208,7 +254,7 @@ class Stats:
         }
 
 
-class FakeServer:
+class FakeServer(ScriptedFake):
     """A fake judge API (``openai`` or ``anthropic``) on 127.0.0.1, in a thread.
 
     ``latency`` delays every answer, ``ignore_n`` answers one choice whatever ``n`` asks,
@@ -230,16 +276,13 @@ class FakeServer:
         self.ignore_n = ignore_n
         self.ramble = ramble
         self.control = control
-        self.rules: list[Rule] = []
-        self.requests: list[Request] = []
-        self.unknown: list[str] = []
+        self.label = f"{kind} fake server"
+        self._start_records()
         self.stats = Stats()
-        self.default_score = DEFAULT_SCORE
         self.in_flight = 0
         self.max_in_flight = 0
         """Most judge requests the server was answering at one time."""
         self.shutdown_requested = threading.Event()
-        self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._httpd = _HTTPServer(("127.0.0.1", port), _handler_for(self))
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
@@ -265,42 +308,19 @@ class FakeServer:
 
     def script(self, reply: Reply, when: str | None = None, times: int | None = None) -> Rule:
         """Answer matching requests with ``reply`` (first matching rule wins)."""
-        rule = Rule(reply=reply, when=when, times=times)
-        with self._lock:
-            self.rules.append(rule)
-        return rule
-
-    def heal(self) -> None:
-        """Forget every rule: from now on the healthy judge answers."""
-        with self._lock:
-            self.rules.clear()
+        return self._add_rule(Rule(reply=reply, when=when, times=times))
 
     def clear(self) -> None:
         """Forget rules, recorded requests and statistics."""
+        super().clear()
         with self._lock:
-            self.rules.clear()
-            self.requests.clear()
-            self.unknown.clear()
             self.max_in_flight = 0
             self.stats = Stats()
-        self.default_score = DEFAULT_SCORE
-
-    def count(self, containing: str | None = None) -> int:
-        """Requests received (to the judge endpoint), optionally whose prompt contains a text."""
-        with self._lock:
-            return sum(1 for r in self.requests if containing is None or containing in r.prompt)
-
-    def prompts(self) -> list[str]:
-        with self._lock:
-            return [r.prompt for r in self.requests]
 
     def stats_dict(self) -> dict[str, Any]:
         """The statistics as ``GET /stats`` reports them."""
         with self._lock:
             return self.stats.as_dict(self.unknown)
-
-    def assert_no_unknown(self) -> None:
-        assert not self.unknown, f"{self.kind} fake server got unknown requests: {self.unknown}"
 
     def stop(self) -> None:
         self._stopping.set()

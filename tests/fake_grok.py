@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent import futures
@@ -56,11 +55,11 @@ import fake_servers  # noqa: F401  (puts benchmarks/ on the import path)
 import grpc
 import pytest
 from fake_openai import (
-    DEFAULT_SCORE,
     RUBRIC_FORM,
     SCORE_MARKER,
     SCORE_ONLY,
     PromptRule,
+    ScriptedFake,
     count_tokens,
     score_top_logprobs,
     tokens_of,
@@ -174,7 +173,7 @@ def grok_model_rules(model: str) -> GrokModelRules:
     )  # fmt: skip
 
 
-class FakeGrok:
+class FakeGrok(ScriptedFake):
     """The xAI Chat service (``xai_api.Chat/GetCompletion``) on 127.0.0.1, local credentials.
 
     ``thinking_tokens``: what a reasoning model spends before answering (capped by the
@@ -184,12 +183,9 @@ class FakeGrok:
     name = "grok"
 
     def __init__(self, thinking_tokens: int = 200) -> None:
-        self.rules: list[GrokRule] = []
-        self.requests: list[GrokRequest] = []
-        self.unknown: list[str] = []
-        self.default_score = DEFAULT_SCORE
+        self.label = "grok fake"
+        self._start_records()
         self.thinking_tokens = self.default_thinking_tokens = thinking_tokens
-        self._lock = threading.Lock()
         self._server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
         chat_pb2_grpc.add_ChatServicer_to_server(_ChatServicer(self), self._server)
         self._server.add_generic_rpc_handlers((_Unknown(self),))
@@ -222,23 +218,11 @@ class FakeGrok:
         healthy judge's; a function builds the whole response from the request; a
         `GrokRefusal` is sent as a gRPC error.
         """
-        rule = GrokRule(answer=answer, when=when, times=times)
-        with self._lock:
-            self.rules.append(rule)
-        return rule
-
-    def heal(self) -> None:
-        """Forget every rule: from now on the healthy judge answers."""
-        with self._lock:
-            self.rules.clear()
+        return self._add_rule(GrokRule(answer=answer, when=when, times=times))
 
     def clear(self) -> None:
         """Forget rules, recorded and unknown requests; back to the defaults."""
-        with self._lock:
-            self.rules.clear()
-            self.requests.clear()
-            self.unknown.clear()
-        self.default_score = DEFAULT_SCORE
+        super().clear()
         self.thinking_tokens = self.default_thinking_tokens
 
     def bodies(self) -> list[dict[str, Any]]:
@@ -248,9 +232,6 @@ class FakeGrok:
     def refused(self) -> list[GrokRequest]:
         with self._lock:
             return [r for r in self.requests if r.status != grpc.StatusCode.OK]
-
-    def assert_no_unknown(self) -> None:
-        assert not self.unknown, f"grok fake got unknown calls: {self.unknown}"
 
     def stop(self) -> None:
         self._server.stop(grace=None).wait(5)

@@ -39,7 +39,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
 import pytest
-from fake_servers import DEFAULT_SCORE, Reply, Request, Rule
+from fake_servers import Reply, Request, Rule
 
 Service = Literal["openai", "together", "vllm", "ollama", "llamacpp"]
 
@@ -48,6 +48,7 @@ from fake_openai import (  # noqa: E402
     RUBRIC_FORM,
     SCORE_MARKER,
     SCORE_ONLY,
+    ScriptedFake,
     count_tokens,
     error_body,
     score_top_logprobs,
@@ -183,7 +184,7 @@ def _effort_list(efforts: frozenset[str]) -> str:
     return ", ".join(names[:-1]) + f", and {names[-1]}"
 
 
-class ShapeServer:
+class ShapeServer(ScriptedFake):
     """A fake OpenAI-shaped service on 127.0.0.1, in a thread (see the module docstring).
 
     Attributes a test may set: ``default_score`` (healthy judge's answer),
@@ -194,14 +195,11 @@ class ShapeServer:
 
     def __init__(self, service: Service, port: int = 0) -> None:
         self.service: Service = service
-        self.rules: list[Rule] = []
-        self.requests: list[Request] = []
-        self.unknown: list[str] = []
-        self.default_score = DEFAULT_SCORE
+        self.label = f"{service} fake"
+        self._start_records()
         self.reasoning_tokens = dict(REASONING_TOKENS)
         self.logprobs_supported = True
         self.max_model_len = 8192
-        self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._httpd = _Server(("127.0.0.1", port), _handler_for(self))
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
@@ -233,22 +231,11 @@ class ShapeServer:
             reply = Reply(respond=reply)
         elif not isinstance(reply, Reply):
             reply = Reply(texts=list(reply))
-        rule = Rule(reply=reply, when=when, times=times)
-        with self._lock:
-            self.rules.append(rule)
-        return rule
-
-    def heal(self) -> None:
-        with self._lock:
-            self.rules.clear()
+        return self._add_rule(Rule(reply=reply, when=when, times=times))
 
     def clear(self) -> None:
         """Forget rules and recorded requests; restore the defaults."""
-        with self._lock:
-            self.rules.clear()
-            self.requests.clear()
-            self.unknown.clear()
-        self.default_score = DEFAULT_SCORE
+        super().clear()
         self.reasoning_tokens = dict(REASONING_TOKENS)
         self.logprobs_supported = True
 
@@ -256,17 +243,6 @@ class ShapeServer:
         """Parsed bodies of the requests received (to ``path``, if given), in order."""
         with self._lock:
             return [r.body for r in self.requests if path is None or r.path == path]
-
-    def count(self, containing: str | None = None) -> int:
-        with self._lock:
-            return sum(1 for r in self.requests if containing is None or containing in r.prompt)
-
-    def prompts(self) -> list[str]:
-        with self._lock:
-            return [r.prompt for r in self.requests]
-
-    def assert_no_unknown(self) -> None:
-        assert not self.unknown, f"{self.service} fake got unknown requests: {self.unknown}"
 
     def stop(self) -> None:
         self._stopping.set()

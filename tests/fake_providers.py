@@ -49,6 +49,7 @@ from fake_openai import (
     SCORE_MARKER,
     SCORE_ONLY,
     PromptRule,
+    ScriptedFake,
     _HTTPServer,
     count_tokens,
     score_top_logprobs,
@@ -135,17 +136,14 @@ class ProviderRequest:
     """The scripted rule that answered it (None: the healthy judge)."""
 
 
-class _FakeProvider:
+class _FakeProvider(ScriptedFake):
     """What the three fakes share: the server thread, scripting, recording, the judge."""
 
     name = "provider"
 
     def __init__(self, port: int = 0) -> None:
-        self.rules: list[ProviderRule] = []
-        self.requests: list[ProviderRequest] = []
-        self.unknown: list[str] = []
-        self.default_score = DEFAULT_SCORE
-        self._lock = threading.Lock()
+        self.label = f"{self.name} fake"
+        self._start_records()
         self._httpd = _HTTPServer(("127.0.0.1", port), _handler_for(self))
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
         self._thread.start()
@@ -177,32 +175,7 @@ class _FakeProvider:
         rules like the healthy judge's; a function builds the whole JSON answer from the
         request body; a `Refusal` is sent as an HTTP error.
         """
-        rule = ProviderRule(answer=answer, when=when, times=times)
-        with self._lock:
-            self.rules.append(rule)
-        return rule
-
-    def heal(self) -> None:
-        """Forget every rule: from now on the healthy judge answers."""
-        with self._lock:
-            self.rules.clear()
-
-    def clear(self) -> None:
-        """Forget rules, recorded requests, unknown requests; back to the default score."""
-        with self._lock:
-            self.rules.clear()
-            self.requests.clear()
-            self.unknown.clear()
-        self.default_score = DEFAULT_SCORE
-
-    def count(self, containing: str | None = None) -> int:
-        """Requests recorded, optionally only those whose prompt contains a text."""
-        with self._lock:
-            return sum(1 for r in self.requests if containing is None or containing in r.prompt)
-
-    def prompts(self) -> list[str]:
-        with self._lock:
-            return [r.prompt for r in self.requests]
+        return self._add_rule(ProviderRule(answer=answer, when=when, times=times))
 
     def bodies(self) -> list[dict[str, Any]]:
         """The parsed bodies of every recorded request, in order."""
@@ -218,9 +191,6 @@ class _FakeProvider:
         """The recorded requests answered with an error."""
         with self._lock:
             return [r for r in self.requests if r.status != 200]
-
-    def assert_no_unknown(self) -> None:
-        assert not self.unknown, f"{self.name} fake got unknown requests: {self.unknown}"
 
     def stop(self) -> None:
         self._httpd.shutdown()
