@@ -5,7 +5,7 @@ Usage: python benchmarks/_run_eval.py --task empathy|empathy_dialog|empathy_prom
        --dataset FILE --model MODEL [--max-connections N] [--max-tokens N] [--log-dir DIR]
        [-T key=value ...]
 
-``empathy`` is the task as shipped (judge mode's default input, the rubric prompt);
+``empathy`` is the task as shipped (judge mode's default input, the conversation);
 ``empathy_dialog`` adds ``-T input=dialog``; ``empathy_prompt`` spells out ``input=prompt``.
 ``empathy_response`` (response mode) and ``bare_response`` (its bare two-call twin) bind
 the ``grader`` role to ``--model`` too.

@@ -16,6 +16,7 @@ from .dialogs import (
     HUMAN_RATINGS_KEY,
     HUMAN_RAW_KEY,
     HUMAN_SCALE_KEY,
+    JUDGE_DIALOG_KEY,
     JUDGE_PROMPT_KEY,
     LEFT_OUT_KEY,
     REFERENCE_RATING_KEY,
@@ -93,9 +94,15 @@ def record_to_sample(
     max_turns: int | None = None,
     prompt_cot: bool | None = None,
     prompt_rubric: str | None = None,
+    judge_text: bool = False,
 ) -> Sample:
     """An Inspect sample for a dialog record (``prompt_rubric``: a rubric variant for the
     judge-mode input, `_rubric.load_rubric`; the seed by default).
+
+    With ``judge_text`` (judge mode's default) the input is the dialog as ``USER:`` /
+    ``BOT:`` lines (`render_dialog`), a plain string, and the metadata carries
+    ``judge_dialog: True`` and ``reply_words``: `judge_generate` puts the dialog into the
+    rubric prompt it sends, and the viewer shows the conversation as the input.
 
     With ``prompt_cot`` set (judge mode; the CoT variant when True) the input is
     the rubric prompt itself, a plain string ready for ``generate()``, and the
@@ -112,8 +119,8 @@ def record_to_sample(
     turns = record.turns
     if not ends_with_bot(turns):
         raise ValueError(f"dialog {record.id!r} does not end with a bot turn")
-    if cut_reply and prompt_cot is not None:
-        raise ValueError("a rubric-prompt input needs the bot reply: not with cut_reply")
+    if cut_reply and (prompt_cot is not None or judge_text):
+        raise ValueError("a judge-mode input needs the bot reply: not with cut_reply")
     turns, left_out = truncate_turns(turns, max_turns)
     metadata: dict[str, Any] = {HUMAN_KEY: None, **record.metadata}
     if record.rating is not None:
@@ -129,6 +136,10 @@ def record_to_sample(
         metadata[LEFT_OUT_KEY] = left_out
     human = metadata[HUMAN_KEY]
     target = f"{human:g}" if human is not None else ""
+    if judge_text:
+        metadata[REPLY_WORDS_KEY] = reply_words(turns[-1].content)
+        metadata[JUDGE_DIALOG_KEY] = True
+        return _sample(record.id, render_dialog(turns), target, metadata)
     if prompt_cot is not None:
         metadata[REPLY_WORDS_KEY] = reply_words(turns[-1].content)
         metadata[JUDGE_PROMPT_KEY] = True

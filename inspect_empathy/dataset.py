@@ -112,6 +112,7 @@ class DialogDataset(Dataset):
         _samples: list[Sample | None] | None = None,
         prompt_cot: bool | None = None,
         prompt_rubric: str | None = None,
+        judge_text: bool = False,
     ) -> None:
         self._records: list[DialogRecord | None] = records  # type: ignore[assignment]
         self._samples: list[Sample | None] = (
@@ -125,6 +126,7 @@ class DialogDataset(Dataset):
         self.load_report = load_report
         self.prompt_cot = prompt_cot
         self.prompt_rubric = prompt_rubric
+        self.judge_text = judge_text
         self._rated: int | None = None
 
     @property
@@ -183,10 +185,15 @@ class DialogDataset(Dataset):
             record = self._records[index]
             assert record is not None  # released only once its sample is built
             sample = record_to_sample(
-                record, self.cut_reply, self.max_turns, self.prompt_cot, self.prompt_rubric
+                record,
+                self.cut_reply,
+                self.max_turns,
+                self.prompt_cot,
+                self.prompt_rubric,
+                self.judge_text,
             )
             self._samples[index] = sample
-            if self.prompt_cot is not None:
+            if self.prompt_cot is not None or self.judge_text:
                 # the judge-prompt sample holds the whole dialog: keep one copy alive, not
                 # two (a record is ~10 objects the garbage collector walks on every pass)
                 self._records[index] = None
@@ -205,6 +212,7 @@ class DialogDataset(Dataset):
             [self._samples[i] for i in picked],
             self.prompt_cot,
             self.prompt_rubric,
+            self.judge_text,
         )
 
     def per_turn(self) -> DialogDataset:
@@ -243,6 +251,26 @@ class DialogDataset(Dataset):
             load_report=self.load_report,
             prompt_cot=cot,
             prompt_rubric=rubric,
+        )
+
+    def as_judge_dialogs(self) -> DialogDataset:
+        """The same dialogs with the dialog as ``USER:`` / ``BOT:`` lines as each sample's
+        input (judge mode's default, for `judge_generate`, which sends the rubric prompt).
+
+        One plain-string input per sample, as in a bare task, and the viewer opens each
+        sample on the conversation. Each sample carries ``judge_dialog: True`` in its
+        metadata; the new dataset lets go of a record once its sample is built.
+        """
+        if self.cut_reply:
+            raise ValueError("a judge-mode input needs the bot reply: not with cut_reply")
+        return DialogDataset(
+            list(self._records),  # type: ignore[arg-type]
+            max_turns=self.max_turns,
+            name=self._name,
+            location=self._location,
+            shuffled=self._shuffled,
+            load_report=self.load_report,
+            judge_text=True,
         )
 
     @overload

@@ -37,8 +37,14 @@ LEFT_OUT_KEY = "turns_left_out"
 """Sample metadata key: how many earlier turns ``max_turns`` left out."""
 
 JUDGE_PROMPT_KEY = "judge_prompt"
-"""Sample metadata key, True on judge-mode samples: the messages are the rubric prompt
-(the sample input itself, or the `empathy_prompt` solver's swap), not a conversation."""
+"""Sample metadata key, True on judge-mode samples whose messages are the rubric prompt
+(the sample input itself with ``-T input=prompt``, or the `empathy_prompt` solver's swap),
+not a conversation."""
+
+JUDGE_DIALOG_KEY = "judge_dialog"
+"""Sample metadata key, True on judge-mode samples whose input is the dialog as ``USER:`` /
+``BOT:`` lines (`_rubric.render_dialog`; the `empathy` task's default): `judge_generate`
+puts it into the rubric prompt it sends, so the viewer opens on the conversation."""
 
 HUMAN_RAW_KEY = "human_rating_raw"
 """Sample metadata key: the human rating as given, on its own scale (where that scale is not
@@ -74,7 +80,8 @@ LOADER_KEYS = frozenset({HUMAN_RATINGS_KEY, MISSING_RATERS_KEY, TRAILING_KEY})
 
 SAMPLE_KEYS = frozenset({HUMAN_KEY, HUMAN_RAW_KEY, HUMAN_SCALE_KEY, TRANSCRIPT_KEY,
                          REFERENCE_REPLY_KEY, REFERENCE_RATING_KEY, LEFT_OUT_KEY,
-                         REPLY_WORDS_KEY, JUDGE_PROMPT_KEY, RENDER_NOTES_KEY})  # fmt: skip
+                         REPLY_WORDS_KEY, JUDGE_PROMPT_KEY, JUDGE_DIALOG_KEY,
+                         RENDER_NOTES_KEY})  # fmt: skip
 """Reserved keys set when a record becomes a sample (`_samples.record_to_sample`) or by the
 `empathy_prompt` solver."""
 

@@ -42,7 +42,7 @@ from ._rubric import Turn, load_rubric, render_dialog, render_prompt, turns_from
 from ._score_text import SCORES
 from .alt_metric import alt_test_metric
 from .consistency import self_consistency
-from .dialogs import JUDGE_PROMPT_KEY, ends_with_bot
+from .dialogs import JUDGE_DIALOG_KEY, JUDGE_PROMPT_KEY, ends_with_bot
 from .errors import OptionError
 from .metrics import (
     GROUP_KEY,
@@ -173,12 +173,12 @@ def empathy_scorer(
         if from_output:
             judgement = await _judge_own_output(state, options)
             return to_score(judgement, context)
-        if metadata.get(JUDGE_PROMPT_KEY):
+        if metadata.get(JUDGE_PROMPT_KEY) or metadata.get(JUDGE_DIALOG_KEY):
             return Score.unscored(
                 reason="no_response",
                 explanation=(
-                    "the sample is a judge-mode sample (its input is the empathy rubric "
-                    "prompt): score it with empathy_scorer(from_output=True)"
+                    "the sample is a judge-mode sample (the judge's answer to the empathy "
+                    "rubric is its output): score it with empathy_scorer(from_output=True)"
                 ),
                 metadata=context,
             )
@@ -505,6 +505,9 @@ async def _judge_own_output(state: TaskState, options: JudgeOptions) -> Judgemen
     output = state.output
     if (
         options.method == "samples"
+        # a judge_dialog sample's messages are the conversation, not the prompt sent:
+        # judge_generate drew every answer the service would give
+        and not (state.metadata or {}).get(JUDGE_DIALOG_KEY)
         and output.choices
         and len(output.choices) < options.completions
         and SAMPLING_KEY not in (output.metadata or {})  # a sequential draw that stopped

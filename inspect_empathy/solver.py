@@ -19,7 +19,14 @@ from ._compat import PrerequisiteError
 from ._geval import DEFAULT_COMPLETIONS, Method
 from ._judge_call import PRECISION, ask_judge
 from ._rubric import load_rubric, render_dialog, render_prompt, turns_from_messages
-from .dialogs import JUDGE_PROMPT_KEY, RENDER_NOTES_KEY, TRANSCRIPT_KEY, ends_with_bot
+from ._samples import message_id
+from .dialogs import (
+    JUDGE_DIALOG_KEY,
+    JUDGE_PROMPT_KEY,
+    RENDER_NOTES_KEY,
+    TRANSCRIPT_KEY,
+    ends_with_bot,
+)
 from .scorer import missing_grader_message
 
 
@@ -63,9 +70,16 @@ def judge_generate(
     completions: int = DEFAULT_COMPLETIONS,
     cot: bool = False,
     precision: float = PRECISION,
+    rubric: str | None = None,
 ) -> Solver:
     """Judge mode's ``generate()``: ask the judge as its service accepts, and keep a judge
     that answered as final.
+
+    A sample whose input is the dialog as ``USER:`` / ``BOT:`` lines (``judge_dialog`` in
+    its metadata, the `empathy` task's default) is sent as the rubric prompt with that
+    dialog in its slot (``cot`` and ``rubric`` pick the variant, as in `empathy_prompt`);
+    its messages stay the conversation and the judge's answer, and the transcript's model
+    call holds the prompt. Any other sample's messages are sent as they are.
 
     The request fits the judge's service (`_judge_call.ask_judge`): no logprobs where
     it has none, ``samples`` completions in calls it accepts, an output bound it
@@ -78,12 +92,22 @@ def judge_generate(
     API errors after Inspect's retries, a broken installation) stays an error.
     """
 
+    load_rubric(rubric)  # a bad rubric is a one-line error before any model call
+
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         model = get_model()
+        prompt = state.messages
+        if (state.metadata or {}).get(JUDGE_DIALOG_KEY):
+            if not isinstance(state.input, str):
+                raise ValueError(
+                    f"sample {state.sample_id!r}: judge_dialog samples hold the dialog as "
+                    "USER:/BOT: text, not messages"
+                )
+            prompt = [
+                ChatMessageUser(content=render_prompt(state.input, cot, rubric), id=message_id())
+            ]
         try:
-            output, _ = await ask_judge(
-                model, state.messages, method, completions, cot, precision
-            )
+            output, _ = await ask_judge(model, prompt, method, completions, cot, precision)
         except (IndexError, AttributeError) as ex:
             if not answered_without_completion(ex):
                 raise

@@ -42,6 +42,27 @@ JUDGE_VIEW = ViewerConfig(
         name="judge mode",
         columns=[
             TaskSamplesColumn(id="sampleId"),
+            TaskSamplesColumn(id="input"),
+            TaskSamplesColumn(id="target"),
+            TaskSamplesColumn(id="answer"),
+            TaskSamplesColumn.score("empathy_scorer"),
+            TaskSamplesColumn(id="error"),
+            TaskSamplesColumn(id="sampleStatus", visible=False),
+        ],
+        multiline=False,
+    )
+)
+"""The viewer's sample list for judge mode: the id, the conversation (the input: the dialog
+as ``USER:``/``BOT:`` lines), the human rating (target), the judge's answer, its score
+(empty where the judge left the dialog unscored) and the error of a sample that failed.
+The viewer's status column is hidden: its green tick means "ran without error" and marks an
+unscored sample just as it marks a scored one (``Columns`` shows it again)."""
+
+PROMPT_VIEW = ViewerConfig(
+    task_samples_view=TaskSamplesView(
+        name="judge mode",
+        columns=[
+            TaskSamplesColumn(id="sampleId"),
             TaskSamplesColumn(id="target"),
             TaskSamplesColumn(id="answer"),
             TaskSamplesColumn.score("empathy_scorer"),
@@ -52,11 +73,8 @@ JUDGE_VIEW = ViewerConfig(
         multiline=False,
     )
 )
-"""The viewer's sample list for judge mode: every input opens with the same rubric, so
-the list shows the id, the human rating (target), the judge's answer, its score (empty
-where the judge left the dialog unscored) and the error of a sample that failed. The
-viewer's status column is hidden: its green tick means "ran without error" and marks an
-unscored sample just as it marks a scored one (``Columns`` shows it again)."""
+"""`JUDGE_VIEW` for ``-T input=prompt``: every input opens with the same rubric, so the
+input column is hidden."""
 
 
 @task
@@ -69,7 +87,7 @@ def empathy(
     format: str | None = None,
     on_invalid: OnInvalid | None = None,
     max_turns: int | None = None,
-    input: Literal["prompt", "dialog"] = "prompt",
+    input: Literal["conversation", "prompt", "dialog"] = "conversation",
     low_mass: LowMass = "keep",
     min_parsed: float = MIN_PARSED,
     calibration: str | None = None,
@@ -92,12 +110,13 @@ def empathy(
       on_invalid: ``fail`` (default) on any invalid record, before any model call,
         or ``skip`` them and record the counts in the log (``metadata.dataset``).
       max_turns: Keep only the last N turns of each dialog (with a marker).
-      input: ``prompt`` (default): each sample's input is the rubric prompt
-        itself, with the dialog as ``USER:``/``BOT:`` lines, and ``generate()``
-        runs alone: the per-sample cost of a bare Inspect task. ``dialog``: the
-        input is the dialog as chat messages and the `empathy_prompt` solver
-        swaps in the same prompt (the viewer's sample list then shows the first
-        user message; about 1.2x the CPU, see docs/performance.md).
+      input: ``conversation`` (default): each sample's input is the dialog as
+        ``USER:``/``BOT:`` lines, and `judge_generate` sends the rubric prompt with it
+        in the slot: the viewer opens a sample on the conversation, at the per-sample
+        cost of a bare Inspect task. ``prompt``: the input is the rubric prompt itself,
+        for ``generate()`` alone. ``dialog``: the input is the dialog as chat messages
+        and the `empathy_prompt` solver swaps in the same prompt (about 1.2x the CPU,
+        see docs/performance.md). All three send the judge the same prompt.
       low_mass: ``keep`` or ``unscored``: logprobs scores whose score tokens held
         under half the probability (always counted in the ``low_mass`` metric).
       min_parsed: ``samples``: least share of the completions that must hold a score.
@@ -118,8 +137,10 @@ def empathy(
     check_precision(precision, prefix="-T ")
     identity = rubric_identity(rubric)
     provenance = calibration_provenance(calibration)
-    if input not in ("dialog", "prompt"):
-        raise PrerequisiteError(f"input must be 'dialog' or 'prompt', not {input!r}")
+    if input not in ("conversation", "prompt", "dialog"):
+        raise PrerequisiteError(
+            f"input must be 'conversation', 'prompt' or 'dialog', not {input!r}"
+        )
     data = load_dialogs(
         dataset, format, shuffle=shuffle, on_invalid=on_invalid, max_turns=max_turns
     )
@@ -127,11 +148,20 @@ def empathy(
         data = data.per_turn()
     summary = skipped_summary(data)
     rated = any(record.rating is not None for record in data.records)
-    prompted = input == "prompt"
-    asking = judge_generate(method=method, completions=n, cot=cot, precision=precision)
+    asking = judge_generate(
+        method=method, completions=n, cot=cot, precision=precision, rubric=rubric
+    )
+    dataset: Dataset = data
+    solvers: list[Solver] = [asking]
+    if input == "conversation":
+        dataset = data.as_judge_dialogs()
+    elif input == "prompt":
+        dataset = data.as_prompts(cot, rubric)
+    else:
+        solvers = [empathy_prompt(cot=cot, rubric=rubric), asking]
     return Task(
-        dataset=data.as_prompts(cot, rubric) if prompted else data,
-        solver=[asking] if prompted else [empathy_prompt(cot=cot, rubric=rubric), asking],
+        dataset=dataset,
+        solver=solvers,
         scorer=empathy_scorer(
             method=method,
             completions=n,
@@ -145,7 +175,7 @@ def empathy(
         epochs=Epochs(1, empathy_mean()),
         headline_metric=HeadlineMetric(metric=HEADLINE_METRIC) if rated else None,
         version=TASK_VERSION,
-        viewer=JUDGE_VIEW if prompted else None,
+        viewer={"conversation": JUDGE_VIEW, "prompt": PROMPT_VIEW}.get(input),
         metadata={
             "mode": "judge",
             "method": method,
@@ -179,9 +209,10 @@ def calibration_provenance(path: str | None) -> dict[str, Any] | None:
         raise OptionError(str(ex)) from None
 
 
-TASK_VERSION = "1.1.0"
+TASK_VERSION = "1.2.0"
 """Both tasks' version (in each log's ``eval.task_version``): 1.1.0 is judge mode's
-headline ``somers_d_all`` and the run counts in sample metadata."""
+headline ``somers_d_all`` and the run counts in sample metadata; 1.2.0 judge mode's input,
+the conversation (``-T input=conversation``), with the same prompt sent to the judge."""
 
 GRADER_ROLE = "grader"
 SELF_GRADING_HINT = (

@@ -3,6 +3,8 @@
 from pathlib import Path
 
 import pytest
+from inspect_ai.event import ModelEvent
+from inspect_ai.log import read_eval_log
 from inspect_ai.model import (
     ChatMessageAssistant,
     ChatMessageSystem,
@@ -190,8 +192,14 @@ def test_rubric_option_is_checked_before_any_call_and_named_in_the_log(tmp_path:
     identity = (log.eval.metadata or {})["rubric"]
     assert identity["name"] == "mine" and identity["source"] == str(mine)
     assert len(identity["sha256"]) == 16
+    log = read_eval_log(log.location, resolve_attachments=True)
     [sample, *_] = log.samples or []
-    assert str(sample.input).startswith("Rate the last reply (1-5).")
+    # the input is the conversation; the judge was sent the variant with it in the slot
+    assert str(sample.input).startswith("USER: ")
+    [call] = [e for e in sample.events if isinstance(e, ModelEvent)]
+    [sent] = call.input
+    assert sent.text == render_prompt(str(sample.input), False, str(mine))
+    assert sent.text.startswith("Rate the last reply (1-5).")
     assert sample.scores["empathy_scorer"].value > 0  # type: ignore[index]
 
 

@@ -22,7 +22,20 @@ from inspect_ai.model import (
 )
 
 from inspect_empathy import empathy
-from inspect_empathy.dialogs import JUDGE_PROMPT_KEY
+from inspect_empathy._rubric import render_prompt
+from inspect_empathy.dialogs import JUDGE_DIALOG_KEY, JUDGE_PROMPT_KEY
+
+
+def sent_prompts(log: EvalLog) -> dict[str, list[list[str]]]:
+    """Each sample's model calls, as the text of the messages each call sent."""
+    log = read_eval_log(log.location, resolve_attachments=True)
+    return {
+        str(sample.id): [
+            [m.text for m in event.input] for event in sample.events if event.event == "model"
+        ]
+        for sample in log.samples or []
+    }
+
 
 AGREEMENT = ["spearman", "kendall", "pearson", "mae", "rmse", "qwk", "exact", "within_one"]
 
@@ -112,10 +125,18 @@ def test_eval_with_mock_logprobs_scores_the_weighted_value(tmp_path: Path) -> No
     assert set(score.metadata) == {"method", "distribution", "score_token_mass"}
     assert log.samples[0].metadata["human_rating"] == 4.0
     assert metrics(log)["mae"] == pytest.approx((0.2 + 0.1) / 2)
-    # the judge saw the rubric with the dialog, as one user message
-    prompt = log.samples[0].messages[0].text
+    # the judge saw the rubric with the dialog, as one user message; the sample's input
+    # and messages are the conversation and the judge's answer
+    [[prompt]] = sent_prompts(log)["d0"]
     assert prompt.startswith("You will be given one dialog")
     assert "USER: I lost my job today (0).\nBOT: That sounds really hard." in prompt
+    sample = log.samples[0]
+    assert sample.input == "USER: I lost my job today (0).\nBOT: That sounds really hard. " + (
+        "How are you holding up?"
+    )
+    assert [(m.role, m.text) for m in sample.messages] == [
+        ("user", sample.input), ("assistant", "4"),
+    ]  # fmt: skip
 
 
 def test_unscorable_output_is_unscored_and_counted(tmp_path: Path) -> None:
@@ -169,37 +190,41 @@ def test_cot_variant_scores_from_the_last_line(tmp_path: Path) -> None:
         display="none",
     )  # fmt: skip
     sample = log.samples[0]
-    assert "Score: N" in sample.messages[0].text
+    [[prompt]] = sent_prompts(log)[str(sample.id)]
+    assert "Score: N" in prompt and prompt == render_prompt(str(sample.input), True)
     assert sample.output.completion.splitlines()[-1].startswith("Score: ")
     assert sample.scores["empathy_scorer"].metadata["method"] == "logprobs"
 
 
 @pytest.mark.parametrize("cot", [False, True])
-def test_default_prompt_input_and_dialog_input_send_the_same_prompts(
-    tmp_path: Path, cot: bool
-) -> None:
+def test_every_input_sends_the_same_prompts(tmp_path: Path, cot: bool) -> None:
     kwargs = dict(model="empathy_baseline/lexicon", limit=40, log_dir=str(tmp_path), display="none")
     [dialog_log] = eval(empathy(cot=cot, input="dialog"), **kwargs)
-    [prompt_log] = eval(empathy(cot=cot), **kwargs)
-    assert dialog_log.status == prompt_log.status == "success"
-    assert prompt_log.eval.metadata["input"] == "prompt"
-    assert dialog_log.eval.metadata["input"] == "dialog"
-    by_id = {s.id: s for s in dialog_log.samples}
-    assert len(prompt_log.samples) == len(by_id) == 40
-    for sample in prompt_log.samples:
-        other = by_id[sample.id]
-        assert isinstance(sample.input, str) and not isinstance(other.input, str)
-        assert [m.text for m in sample.messages[:-1]] == [m.text for m in other.messages[:-1]]
-        assert sample.messages[0].text == sample.input
-        assert sample.scores["empathy_scorer"].value == other.scores["empathy_scorer"].value
-        assert sample.metadata["human_rating"] == other.metadata["human_rating"]
-        assert "transcript" not in sample.metadata
-        assert sample.metadata[JUDGE_PROMPT_KEY] is True
-        assert other.metadata[JUDGE_PROMPT_KEY] is True  # set by the empathy_prompt solver
-    assert metrics(prompt_log) == metrics(dialog_log)
+    [prompt_log] = eval(empathy(cot=cot, input="prompt"), **kwargs)
+    [default_log] = eval(empathy(cot=cot), **kwargs)
+    logs = (default_log, prompt_log, dialog_log)
+    assert all(log.status == "success" for log in logs)
+    assert [log.eval.metadata["input"] for log in logs] == ["conversation", "prompt", "dialog"]
+    sent = [sent_prompts(log) for log in logs]
+    assert len(sent[0]) == 40 and sent[0] == sent[1] == sent[2]
+    by_id = [{s.id: s for s in log.samples} for log in logs]
+    for sample in default_log.samples:
+        prompt, dialog = by_id[1][sample.id], by_id[2][sample.id]
+        assert isinstance(sample.input, str) and sample.input.startswith("USER: ")
+        assert sent[0][str(sample.id)] == [[render_prompt(sample.input, cot)]]
+        assert prompt.input == render_prompt(sample.input, cot)
+        assert not isinstance(dialog.input, str)
+        for other in (prompt, dialog):
+            assert sample.scores["empathy_scorer"].value == other.scores["empathy_scorer"].value
+            assert sample.metadata["human_rating"] == other.metadata["human_rating"]
+            assert other.metadata[JUDGE_PROMPT_KEY] is True  # dialog: the solver's swap
+        assert sample.metadata[JUDGE_DIALOG_KEY] is True
+        assert JUDGE_PROMPT_KEY not in sample.metadata
+        assert "transcript" not in sample.metadata and "transcript" not in prompt.metadata
+    assert metrics(default_log) == metrics(prompt_log) == metrics(dialog_log)
 
 
-def test_default_judge_mode_is_generate_alone_on_the_prompt(tmp_path: Path) -> None:
+def test_default_judge_mode_is_generate_alone_on_the_conversation(tmp_path: Path) -> None:
     [log] = eval(
         empathy(), model="empathy_baseline/lexicon", limit=3, log_dir=str(tmp_path),
         display="none",
@@ -207,17 +232,24 @@ def test_default_judge_mode_is_generate_alone_on_the_prompt(tmp_path: Path) -> N
     assert [step.solver for step in log.plan.steps] == ["inspect_empathy/judge_generate"]
     sample = log.samples[0]
     assert sample.messages[0].role == "user" and sample.messages[0].text == sample.input
-    assert "\nUSER: " in sample.input and "\nBOT: " in sample.input
-    assert set(sample.metadata) >= {"human_rating", "reply_words", JUDGE_PROMPT_KEY}
+    assert sample.input.startswith("USER: ") and "\nBOT: " in sample.input
+    assert "Evaluation Form" not in sample.input
+    assert set(sample.metadata) >= {"human_rating", "reply_words", JUDGE_DIALOG_KEY}
     # the bundled ratings are on 1-5: no raw rating or scale repeating human_rating
     assert not {"human_rating_raw", "human_rating_scale"} & set(sample.metadata)
     assert "transcript" not in sample.metadata
-    # the sample list shows id, human rating, answer and score, not the rubric's first words
+    # the sample list shows id, the conversation, human rating, answer and score
     view = log.eval.viewer.task_samples_view  # type: ignore[union-attr]
-    assert [(c.id, c.visible) for c in view.columns][:4] == [  # type: ignore[union-attr]
-        ("sampleId", True), ("target", True), ("answer", True),
+    assert [(c.id, c.visible) for c in view.columns][:5] == [  # type: ignore[union-attr]
+        ("sampleId", True), ("input", True), ("target", True), ("answer", True),
         ("score__empathy_scorer__empathy_scorer", True),
     ]  # fmt: skip
+    [prompt_log] = eval(
+        empathy(input="prompt"), model="empathy_baseline/lexicon", limit=1,
+        log_dir=str(tmp_path), display="none",
+    )  # fmt: skip
+    # with the rubric as input every input opens alike: the column is hidden
+    view = prompt_log.eval.viewer.task_samples_view  # type: ignore[union-attr]
     assert ("input", False) in [(c.id, c.visible) for c in view.columns]  # type: ignore[union-attr]
 
 
@@ -239,22 +271,26 @@ def test_no_headline_declared_without_human_ratings(tmp_path: Path) -> None:
     assert task.headline_metric is None  # Inspect's default (the mean), and no warning
 
 
-def test_samples_top_up_resends_exactly_the_prompt_the_judge_got(tmp_path: Path) -> None:
+@pytest.mark.parametrize("input", ["conversation", "prompt"])
+def test_samples_top_up_resends_exactly_the_prompt_the_judge_got(
+    tmp_path: Path, input: str
+) -> None:
     dataset = write_dialogs(tmp_path / "d.jsonl", [4, 2])
-    # mockllm ignores num_choices: one choice per call, so the scorer tops up twice
+    # mockllm ignores num_choices: one choice per call, so the judge is asked twice more
     outputs = [judge_output({k: 1.0}) for k in "435423"]
     model = get_model("mockllm/model", custom_outputs=outputs)
     [log] = eval(
-        empathy(dataset=str(dataset), method="samples", completions=3), model=model,
-        log_dir=str(tmp_path), display="none",
+        empathy(dataset=str(dataset), method="samples", completions=3, input=input),
+        model=model, log_dir=str(tmp_path), display="none",
     )  # fmt: skip
     assert log.status == "success"
     log = read_eval_log(log.location, resolve_attachments=True)
     for sample in log.samples:
         calls = [e for e in sample.events if e.event == "model"]
         assert len(calls) == 3
+        prompt = sample.input if input == "prompt" else render_prompt(str(sample.input))
         for call in calls:
-            assert [(m.role, m.text) for m in call.input] == [("user", sample.input)]
+            assert [(m.role, m.text) for m in call.input] == [("user", prompt)]
         assert sample.scores["empathy_scorer"].metadata["n_parsed"] == 3
     # the two samples' calls interleave: together they drew the six scores above
     values = [s.scores["empathy_scorer"].value for s in log.samples]
@@ -262,7 +298,7 @@ def test_samples_top_up_resends_exactly_the_prompt_the_judge_got(tmp_path: Path)
 
 
 def test_unknown_input_is_refused() -> None:
-    with pytest.raises(Exception, match="input must be 'dialog' or 'prompt'"):
+    with pytest.raises(Exception, match="input must be 'conversation', 'prompt' or 'dialog'"):
         empathy(input="chat")  # type: ignore[arg-type]
 
 

@@ -2,14 +2,17 @@
 
 Runs two offline judges in judge mode, bundles the logs with ``inspect view bundle``,
 serves the bundle on 127.0.0.1 and opens it in headless Chromium (driven over the
-DevTools protocol on a pipe: no extra Python package). Two screenshots:
+DevTools protocol on a pipe: no extra Python package). Three screenshots:
 
 - the log list: each judge's headline metric is ``somers_d_all`` (agreement with the
   human ratings over every rated dialog, unscored ones counted against the judge: the
   task's ``headline_metric``), with the coverage and Spearman columns beside it, checked
   against the log headers;
-- one judge-mode sample: the dialog with its ``USER:``/``BOT:`` turns, each turn on a
-  line of its own, the judge's answer and the human rating (the sample's target).
+- one judge-mode sample as it opens: the conversation (the sample's input) with its
+  ``USER:``/``BOT:`` turns, each on a line of its own, in view without scrolling and no
+  rubric text, then the judge's answer and the human rating (the sample's target);
+- its Scoring tab: the probability of each level and the weighted score, rounded, in the
+  explanation.
 
 Skipped where Chromium is not installed. The same code makes the docs' screenshots::
 
@@ -376,22 +379,19 @@ def show_log_list(browser: Browser, url: str, logs: list[JudgeLog]) -> str:
     return text
 
 
-SCROLL_TO_DIALOG_JS = """
-(async () => {
-  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-  // the long rubric message is collapsed: expand it as a reader would ("more...")
-  const more = [...document.querySelectorAll('button, a, span, div')]
-    .find((e) => e.children.length === 0 && e.textContent.trim() === 'more...');
-  if (more) { more.click(); await sleep(800); }
+FIRST_SEEN_JS = """
+(() => {
+  // where a line of text first appears on the page as loaded, unscrolled
+  const wanted = %s;
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   let node;
   while ((node = walker.nextNode())) {
-    if (node.textContent.trim() === 'Dialog:') {
-      node.parentElement.scrollIntoView({block: 'start'});
-      return true;
+    if (node.textContent.trim() === wanted) {
+      const box = node.parentElement.getBoundingClientRect();
+      return {top: box.top, bottom: box.bottom, height: window.innerHeight};
     }
   }
-  return false;
+  return null;
 })()
 """
 
@@ -399,18 +399,36 @@ SCROLL_TO_DIALOG_JS = """
 def show_sample(
     browser: Browser, url: str, log: JudgeLog, sample_id: str, dialog_lines: list[str]
 ) -> str:
-    """One sample's Messages tab, scrolled to the dialog inside the rubric prompt."""
+    """One sample's Messages tab as it opens: the conversation, one turn a line, in view
+    without scrolling or expanding anything, then the judge's answer; no rubric text."""
     target = f"{url}#/logs/{log.file}/samples/sample/{sample_id}/1/messages"
     browser.call("Page.navigate", {"url": target}, page=True)
-    wanted: list[Wanted] = ["Dialog:", "ASSISTANT", "TARGET", "ANSWER"]
+    wanted: list[Wanted] = ["ASSISTANT", "TARGET", "ANSWER"]
     wanted += [(line,) for line in dialog_lines]  # each turn a line of its own
     shown = browser.wait_for_text(wanted, 60)
-    time.sleep(2)  # let the message list settle before scrolling
-    assert browser.evaluate(SCROLL_TO_DIALOG_JS), "no 'Dialog:' line on the page"
-    time.sleep(1)
+    time.sleep(2)  # let the message list settle
     text = browser.text()
     missing = missing_from(text, wanted)
     assert shown and not missing, f"sample view does not show {missing}:\n{text[:3000]}"
+    for line in (dialog_lines[0], dialog_lines[-1]):
+        box = browser.evaluate(FIRST_SEEN_JS % json.dumps(line))
+        assert box is not None, f"no line {line!r} on the page"
+        assert 0 <= box["top"] and box["bottom"] <= box["height"], (
+            f"{line!r} is not in view as the sample opens: {box}"
+        )
+    assert "Evaluation Form" not in text and "Dialog:" not in text  # the rubric stays out
+    return text
+
+
+def show_scoring(browser: Browser, url: str, log: JudgeLog, sample_id: str) -> str:
+    """One sample's Scoring tab: the judge's answer, each level's probability and the
+    weighted score rounded for reading, in the explanation."""
+    target = f"{url}#/logs/{log.file}/samples/sample/{sample_id}/1/scoring"
+    browser.call("Page.navigate", {"url": target}, page=True)
+    wanted: list[Wanted] = ["EXPLANATION", "logprobs: "]
+    shown = browser.wait_for_text(wanted, 60)
+    text = browser.text()
+    assert shown, f"scoring tab does not show {missing_from(text, wanted)}:\n{text[:3000]}"
     return text
 
 
@@ -438,9 +456,8 @@ def screenshot_viewer(
     logs = judge_logs(log_dir)
     first = read_eval_log(str(log_dir / logs[0].file))
     [sample] = [s for s in first.samples or [] if s.id == sample_id]
-    assert isinstance(sample.input, str)
-    start = sample.input.index("\nDialog:\n\n") + len("\nDialog:\n\n")
-    dialog = sample.input[start : sample.input.index("\n\n\nEvaluation Form")]
+    assert isinstance(sample.input, str) and sample.input.startswith("USER: ")
+    dialog = sample.input  # the conversation, as USER:/BOT: lines
     out_dir.mkdir(parents=True, exist_ok=True)
     texts: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="viewer-bundle-") as folder:
@@ -455,6 +472,11 @@ def screenshot_viewer(
                     browser, url, logs[0], sample_id, dialog.splitlines()
                 )
                 browser.screenshot(out_dir / "viewer_sample.png")
+                texts["scoring"] = show_scoring(browser, url, logs[0], sample_id)
+                browser.screenshot(out_dir / "viewer_scoring.png")
+                browser.call("Page.navigate", {"url": f"{url}#/samples"}, page=True)
+                browser.wait_for_text([dialog.splitlines()[0][:40]], 60)
+                texts["samples"] = browser.text()
             finally:
                 browser.close()
     return texts
@@ -489,7 +511,13 @@ def test_viewer_leads_with_spearman_and_shows_the_dialog(tmp_path: Path) -> None
     sample = texts["sample"]
     assert "USER: I didn't get the job I interviewed for last week." in sample.splitlines()
     assert any(line.startswith("BOT: Being that close") for line in sample.splitlines())
-    for name in ("viewer.png", "viewer_sample.png"):
+    # the cross-log Samples view: each row's input is its conversation, not the rubric
+    assert "USER: I didn't get the job I interviewed for last week." in texts["samples"]
+    assert "You will be given one dialog" not in texts["samples"]
+    # the Scoring tab: the probability of each level and the weighted score, rounded
+    [explained] = [x for x in texts["scoring"].splitlines() if x.startswith("logprobs: ")]
+    assert re.fullmatch(r"logprobs: \d\.\d{3} × \d( \+ \d\.\d{3} × \d)* = \d\.\d{3}", explained)
+    for name in ("viewer.png", "viewer_sample.png", "viewer_scoring.png"):
         data = (tmp_path / "shots" / name).read_bytes()
         assert png_size(data) == (1400, 900)
         assert len(data) > 20_000  # a rendered page, not a blank one
@@ -541,4 +569,4 @@ if __name__ == "__main__":
     if len(sys.argv) != 3 or CHROMIUM is None:
         sys.exit("usage (needs chromium): python tests/test_viewer_screenshot.py LOG_DIR OUT_DIR")
     screenshot_viewer(Path(sys.argv[1]), Path(sys.argv[2]), CHROMIUM)
-    print(f"wrote {sys.argv[2]}/viewer.png and {sys.argv[2]}/viewer_sample.png")
+    print(f"wrote viewer.png, viewer_sample.png and viewer_scoring.png in {sys.argv[2]}")

@@ -181,19 +181,23 @@ def _words(text: str) -> str:
 
 
 def dialog_content(summary: EvalSampleSummary) -> str:
-    """The judged dialog in one canonical form, whether the input is messages or the prompt.
+    """The judged dialog in one canonical form, whatever the judge-mode input.
 
     Messages give ``user:`` / ``assistant:`` lines (consecutive same-side turns
-    joined); a rendered rubric prompt gives the same from its ``USER:`` / ``BOT:``
-    lines, so ``-T input=dialog`` and ``-T input=prompt`` logs of one dataset match.
+    joined); a rendered rubric prompt, or a rendered dialog on its own (the default
+    ``-T input=conversation``), gives the same from its ``USER:`` / ``BOT:`` lines, so
+    logs of one dataset match whichever ``-T input`` made them.
     """
     lines: list[list[str]] = []
     if isinstance(summary.input, str):
         text = summary.input
-        start = text.find("\nUSER: ")
-        end = text.rfind(RUBRIC_END)
-        if start < 0 or end < start:
-            return "text:" + _words(text)
+        if text.startswith(("USER: ", "BOT: ")) and RUBRIC_END not in text:
+            start, end = -1, len(text)
+        else:
+            start = text.find("\nUSER: ")
+            end = text.rfind(RUBRIC_END)
+            if start < 0 or end < start:
+                return "text:" + _words(text)
         for line in text[start + 1 : end].split("\n"):
             side = {"USER: ": "user", "BOT: ": "bot"}.get(line[: line.find(": ") + 2], "")
             body = line.partition(": ")[2] if side else line

@@ -218,19 +218,31 @@ def test_logs_of_other_dialogs_are_set_apart_not_merged(logs: dict[str, Path]) -
     assert set(chosen.samples["dataset"]) == {"judges"}
 
 
-def test_input_prompt_and_input_dialog_logs_share_the_dataset(logs: dict[str, Path]) -> None:
-    root = logs["root"] / "prompt"
+def test_every_input_kind_of_log_shares_the_dataset(logs: dict[str, Path]) -> None:
+    """``-T input=prompt`` and ``dialog`` logs match the default (``conversation``) log's
+    dialogs: same fingerprint, same canonical dialog and rated reply per sample."""
     from inspect_ai import eval
 
     from inspect_empathy.tasks import empathy
 
-    eval(
-        empathy(dataset=str(JUDGES_JSONL), input="prompt"), model=LENGTH, log_dir=str(root),
-        display="none",
-    )  # fmt: skip
-    prompt = load_scores(root).logs.iloc[0]["fingerprint"]
-    dialog = load_scores(logs["baseline"]).logs.iloc[0]["fingerprint"]
-    assert prompt == dialog
+    found = {"conversation": load_scores(logs["baseline"])}
+    for kind in ("prompt", "dialog"):
+        root = logs["root"] / kind
+        eval(
+            empathy(dataset=str(JUDGES_JSONL), input=kind), model=LENGTH, log_dir=str(root),
+            display="none",
+        )  # fmt: skip
+        found[kind] = load_scores(root)
+    prints = {kind: scores.logs.iloc[0]["fingerprint"] for kind, scores in found.items()}
+    assert len(set(prints.values())) == 1, prints
+    texts = {
+        kind: scores.samples.set_index("id")[["dialog", "reply"]].sort_index()
+        for kind, scores in found.items()
+    }
+    assert texts["conversation"]["dialog"].str.startswith("user: ").all()
+    assert texts["conversation"]["reply"].notna().all()
+    for kind in ("prompt", "dialog"):
+        assert texts[kind].equals(texts["conversation"]), kind
 
 
 # --- issue 12.5: baselines are floors ---------------------------------------------------------
