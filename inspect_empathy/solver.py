@@ -37,8 +37,8 @@ def empathy_prompt(cot: bool = False, rubric: str | None = None) -> Solver:
     The seed rubric is emitted verbatim with only ``{{Dialog}}`` replaced by the
     dialog as ``USER: ...`` / ``BOT: ...`` lines (`render_dialog`). The sample's
     metadata gets ``judge_prompt: True`` and, unless present, the rendered dialog
-    as ``transcript``. The `empathy` task's default input needs no solver: its
-    samples already are this prompt.
+    as ``transcript``. The `empathy` task's default input needs no swap: its
+    samples hold the dialog as text and `judge_generate` sends this prompt.
 
     Args:
       cot: Use the variant that asks for brief reasoning first and the score last.
