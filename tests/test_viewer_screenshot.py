@@ -14,6 +14,9 @@ DevTools protocol on a pipe: no extra Python package). Three screenshots:
 - its Scoring tab: the probability of each level and the weighted score, rounded, in the
   explanation.
 
+A response-mode sample opens on the conversation as chat turns and the reply of the model
+under evaluation; a task of one's own puts the empathy metrics in its header.
+
 Skipped where Chromium is not installed. The same code makes the docs' screenshots::
 
     inspect eval-set inspect_empathy/empathy -T dataset=tests/fixtures/viewer/dialogs.jsonl \\
@@ -563,6 +566,52 @@ def test_own_task_with_another_scorer_leads_with_the_empathy_metrics(tmp_path: P
                 browser.close()
     assert shown, f"header does not show {missing_from(text, wanted)}:\n{text[:1500]}"
     assert "accuracy" not in text  # the other scorer is behind "All scoring..."
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium)")
+def test_response_mode_sample_opens_on_the_conversation_and_the_reply(tmp_path: Path) -> None:
+    """A response-mode sample: the conversation up to the reply as chat turns, then the
+    reply of the model under evaluation, in view as the sample opens; its Scoring tab gives
+    the grader's weighted score with each level's probability."""
+    from inspect_ai import eval
+
+    from inspect_empathy.tasks import empathy_response
+
+    [log] = eval(
+        empathy_response(dataset=str(FIXTURE)), model=JUDGES[1],
+        model_roles={"grader": JUDGES[0]}, log_dir=str(tmp_path / "response"), display="none",
+    )  # fmt: skip
+    assert log.status == "success" and log.samples is not None
+    [sample] = [s for s in log.samples if s.id == SAMPLE_ID]
+    first, reply = sample.messages[0].text, sample.output.completion
+    assert sample.messages[-1].role == "assistant" and sample.messages[-1].text == reply
+    assert CHROMIUM is not None
+    with tempfile.TemporaryDirectory(prefix="viewer-bundle-") as folder:
+        site = Path(folder) / "site"
+        bundle(tmp_path / "response", site)
+        with serve(site) as url:
+            browser = Browser(CHROMIUM, 1400, 900)
+            try:
+                name = Path(log.location).name
+                base = f"{url}#/logs/{name}/samples/sample/{SAMPLE_ID}/1"
+                browser.call("Page.navigate", {"url": f"{base}/messages"}, page=True)
+                wanted: list[Wanted] = ["USER", "ASSISTANT", (first,), (reply.splitlines()[0],)]
+                shown = browser.wait_for_text(wanted, 60)
+                time.sleep(2)
+                text = browser.text()
+                seen = [browser.evaluate(FIRST_SEEN_JS % json.dumps(t)) for t in (first,)]
+                browser.screenshot(tmp_path / "response_sample.png")
+                browser.call("Page.navigate", {"url": f"{base}/scoring"}, page=True)
+                scored = browser.wait_for_text(["EXPLANATION", "logprobs: "], 60)
+                scoring = browser.text()
+            finally:
+                browser.close()
+    assert shown, f"sample view does not show {missing_from(text, wanted)}:\n{text[:3000]}"
+    assert all(box is not None and box["bottom"] <= box["height"] for box in seen), seen
+    assert "Evaluation Form" not in text
+    assert scored, scoring[:3000]
+    data = (tmp_path / "response_sample.png").read_bytes()
+    assert png_size(data) == (1400, 900) and len(data) > 20_000
 
 
 if __name__ == "__main__":
