@@ -24,7 +24,7 @@ also writes CSV, Markdown, PNG plots and an HTML report (see docs/comparison.md)
 
 example:
   inspect eval-set inspect_empathy/empathy \\
-      --model openai/gpt-4o,anthropic/claude-sonnet-4-5 --log-dir logs/judges
+      --model openai/gpt-4o,anthropic/claude-sonnet-4-6 --log-dir logs/judges
   inspect-empathy compare logs/judges --out report/
 """
 

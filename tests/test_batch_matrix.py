@@ -35,7 +35,7 @@ BATCH = BatchConfig(size=len(SCORES), send_delay=0.3, tick=0.02)
 every 0.02 s (Inspect's defaults: 100 requests, 15 s, 15 s)."""
 
 OPENAI = "openai/gpt-4o-mini"
-ANTHROPIC = "anthropic/claude-sonnet-4-5"
+ANTHROPIC = "anthropic/claude-sonnet-4-6"
 
 
 def batch_model(name: str, server: BatchServer, **config: Any) -> Model:

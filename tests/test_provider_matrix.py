@@ -125,7 +125,7 @@ ROWS = [
     Row("vllm/matrix-judge", "vllm", weighted, "logprobs"),
     Row("llama-cpp-python/matrix-judge", "llamacpp", weighted, "logprobs"),
     Row("ollama/matrix-judge", "ollama", weighted, "logprobs"),
-    Row("anthropic/claude-sonnet-4-5", "anthropic", float, "parse"),
+    Row("anthropic/claude-sonnet-4-6", "anthropic", float, "parse"),
 ]
 
 
@@ -187,7 +187,7 @@ def test_gemini_that_refuses_logprobs_is_learnt_once(
         ("google/gemini-2.5-flash", "google", 8),
         ("google/gemini-3-pro-preview", "google", 1),
         ("groq/llama-3.3-70b-versatile", "groq", 1),
-        ("anthropic/claude-sonnet-4-5", "anthropic", 1),
+        ("anthropic/claude-sonnet-4-6", "anthropic", 1),
     ],
 )
 def test_samples_split_into_calls_each_service_accepts(
@@ -314,7 +314,7 @@ def test_sequential_sampling_stops_when_precise_enough(
     anthropic_server.script(Reply(respond=alternating(answers)))
     [log] = eval(
         empathy(dataset=str(dialogs(tmp_path / "d.jsonl", (4,))), method="samples"),
-        model="anthropic/claude-sonnet-4-5", log_dir=str(tmp_path / "logs"), display="none",
+        model="anthropic/claude-sonnet-4-6", log_dir=str(tmp_path / "logs"), display="none",
         max_retries=0,
     )  # fmt: skip
     value, method, metadata = outcomes(log)["d4"]
@@ -335,7 +335,7 @@ GRADERS = [
     ("mistral/mistral-large-latest", "mistral", "parse"),
     ("together/meta-llama/Llama-3.3-70B-Instruct-Turbo", "together", "parse"),
     ("vllm/matrix-grader", "vllm", "logprobs"),
-    ("anthropic/claude-sonnet-4-5", "anthropic", "parse"),
+    ("anthropic/claude-sonnet-4-6", "anthropic", "parse"),
 ]
 
 
