@@ -240,18 +240,7 @@ class DialogDataset(Dataset):
         ``judge_prompt: True`` in its metadata; the new dataset lets go of a
         record once its sample is built.
         """
-        if self.cut_reply:
-            raise ValueError("a rubric-prompt input needs the bot reply: not with cut_reply")
-        return DialogDataset(
-            list(self._records),  # type: ignore[arg-type]
-            max_turns=self.max_turns,
-            name=self._name,
-            location=self._location,
-            shuffled=self._shuffled,
-            load_report=self.load_report,
-            prompt_cot=cot,
-            prompt_rubric=rubric,
-        )
+        return self._judge_inputs(prompt_cot=cot, prompt_rubric=rubric)
 
     def as_judge_dialogs(self) -> DialogDataset:
         """The same dialogs with the dialog as ``USER:`` / ``BOT:`` lines as each sample's
@@ -261,6 +250,11 @@ class DialogDataset(Dataset):
         sample on the conversation. Each sample carries ``judge_dialog: True`` in its
         metadata; the new dataset lets go of a record once its sample is built.
         """
+        return self._judge_inputs(judge_text=True)
+
+    def _judge_inputs(self, **input_kind: Any) -> DialogDataset:
+        """The same dialogs as judge-mode samples of one input kind (`as_prompts`,
+        `as_judge_dialogs`)."""
         if self.cut_reply:
             raise ValueError("a judge-mode input needs the bot reply: not with cut_reply")
         return DialogDataset(
@@ -270,7 +264,7 @@ class DialogDataset(Dataset):
             location=self._location,
             shuffled=self._shuffled,
             load_report=self.load_report,
-            judge_text=True,
+            **input_kind,
         )
 
     @overload

@@ -11,7 +11,7 @@ from inspect_ai.model import ModelRole, model_roles
 from inspect_ai.solver import Solver, generate
 from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
-from ._compat import PrerequisiteError, active_model
+from ._compat import PrerequisiteError, active_model, loading_tasks
 from ._geval import MIN_PARSED, Method
 from ._judge_call import PRECISION
 from ._rubric import load_rubric
@@ -37,42 +37,32 @@ the viewer's log list ranks judges by agreement and a judge cannot climb it by s
 hard dialogs (without ratings, the mean)."""
 
 
-JUDGE_VIEW = ViewerConfig(
-    task_samples_view=TaskSamplesView(
-        name="judge mode",
-        columns=[
-            TaskSamplesColumn(id="sampleId"),
-            TaskSamplesColumn(id="input"),
-            TaskSamplesColumn(id="target"),
-            TaskSamplesColumn(id="answer"),
-            TaskSamplesColumn.score("empathy_scorer"),
-            TaskSamplesColumn(id="error"),
-            TaskSamplesColumn(id="sampleStatus", visible=False),
-        ],
-        multiline=False,
+def _judge_view(show_input: bool) -> ViewerConfig:
+    return ViewerConfig(
+        task_samples_view=TaskSamplesView(
+            name="judge mode",
+            columns=[
+                TaskSamplesColumn(id="sampleId"),
+                TaskSamplesColumn(id="input", visible=show_input),
+                TaskSamplesColumn(id="target"),
+                TaskSamplesColumn(id="answer"),
+                TaskSamplesColumn.score("empathy_scorer"),
+                TaskSamplesColumn(id="error"),
+                TaskSamplesColumn(id="sampleStatus", visible=False),
+            ],
+            multiline=False,
+        )
     )
-)
+
+
+JUDGE_VIEW = _judge_view(show_input=True)
 """The viewer's sample list for judge mode: the id, the conversation (the input: the dialog
 as ``USER:``/``BOT:`` lines), the human rating (target), the judge's answer, its score
 (empty where the judge left the dialog unscored) and the error of a sample that failed.
 The viewer's status column is hidden: its green tick means "ran without error" and marks an
 unscored sample just as it marks a scored one (``Columns`` shows it again)."""
 
-PROMPT_VIEW = ViewerConfig(
-    task_samples_view=TaskSamplesView(
-        name="judge mode",
-        columns=[
-            TaskSamplesColumn(id="sampleId"),
-            TaskSamplesColumn(id="target"),
-            TaskSamplesColumn(id="answer"),
-            TaskSamplesColumn.score("empathy_scorer"),
-            TaskSamplesColumn(id="error"),
-            TaskSamplesColumn(id="input", visible=False),
-            TaskSamplesColumn(id="sampleStatus", visible=False),
-        ],
-        multiline=False,
-    )
-)
+PROMPT_VIEW = _judge_view(show_input=False)
 """`JUDGE_VIEW` for ``-T input=prompt``: every input opens with the same rubric, so the
 input column is hidden."""
 
@@ -341,10 +331,15 @@ def grader_unbound_now(role: str) -> bool:
 
     ``inspect eval`` (and ``eval()`` given task names) binds model roles before
     it constructs tasks, with the model under evaluation active; a Task built
-    outside ``eval()`` cannot know its roles yet, so `graded_generate` checks again
-    when each sample starts.
+    outside ``eval()`` cannot know its roles yet (and after ``eval_set()`` the active
+    model and roles are the last run's), so `graded_generate` checks again when each
+    sample starts.
     """
-    return active_model() is not None and model_roles().get(role) in (None, [])
+    return (
+        active_model() is not None
+        and model_roles().get(role) in (None, [])
+        and loading_tasks()
+    )
 
 
 def check_group_key(data: Dataset, key: str) -> None:

@@ -33,3 +33,23 @@ def test_active_model_is_the_model_under_evaluation(tmp_path: Path) -> None:
     task = Task(dataset=[Sample(input="hi")], solver=[look()])
     eval(task, model="empathy_baseline/length", log_dir=str(tmp_path), display="none")
     assert seen == ["empathy_baseline/length"]
+
+
+def test_loading_tasks_is_true_only_while_inspect_constructs_tasks_by_name(
+    tmp_path: Path,
+) -> None:
+    from inspect_ai import task
+
+    from inspect_empathy._compat import loading_tasks
+
+    seen: list[bool] = []
+
+    @task
+    def probe_task() -> Task:
+        seen.append(loading_tasks())
+        return Task(dataset=[Sample(input="hi")])
+
+    assert loading_tasks() is False
+    probe_task()  # built in Python
+    eval("probe_task", model="empathy_baseline/length", log_dir=str(tmp_path), display="none")
+    assert seen == [False, True]

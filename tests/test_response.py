@@ -120,6 +120,26 @@ def test_task_by_name_without_grader_refuses_at_construction(tmp_path: Path) -> 
     assert not list(tmp_path.glob("*.eval"))
 
 
+def test_task_built_in_python_after_an_eval_set_waits_for_its_roles(tmp_path: Path) -> None:
+    # eval_set() leaves its last model active after it returns; a response task built in
+    # Python afterwards must not read that run's (empty) roles as its own
+    from inspect_ai import eval_set
+
+    from inspect_empathy import empathy
+
+    ok, _ = eval_set(
+        empathy(dataset=str(FIXTURE)), model=["empathy_baseline/lexicon"],
+        log_dir=str(tmp_path / "set"), display="none",
+    )  # fmt: skip
+    assert ok
+    task = empathy_response(dataset=str(FIXTURE))  # no grader bound yet: no error here
+    [log] = eval(
+        task, model="empathy_baseline/length", model_roles={"grader": "empathy_baseline/lexicon"},
+        log_dir=str(tmp_path / "response"), display="none",
+    )  # fmt: skip
+    assert log.status == "success"
+
+
 def test_samples_end_with_the_user_turn_and_keep_the_reference(tmp_path: Path) -> None:
     dataset = empathy_response(dataset=str(FIXTURE), self_grading=True).dataset
     first = dataset[0]

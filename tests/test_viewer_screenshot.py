@@ -27,6 +27,7 @@ Skipped where Chromium is not installed. The same code makes the docs' screensho
 from __future__ import annotations
 
 import base64
+import contextlib
 import fcntl
 import functools
 import json
@@ -435,6 +436,22 @@ def show_scoring(browser: Browser, url: str, log: JudgeLog, sample_id: str) -> s
     return text
 
 
+@contextlib.contextmanager
+def viewing(log_dir: Path, width: int = 1400, height: int = 900) -> Iterator[tuple[Browser, str]]:
+    """The logs of ``log_dir`` bundled, served on 127.0.0.1 and open in headless Chromium:
+    the browser and the site's URL."""
+    assert CHROMIUM is not None
+    with tempfile.TemporaryDirectory(prefix="viewer-bundle-") as folder:
+        site = Path(folder) / "site"
+        bundle(log_dir, site)
+        with serve(site) as url:
+            browser = Browser(CHROMIUM, width, height)
+            try:
+                yield browser, url
+            finally:
+                browser.close()
+
+
 def png_size(data: bytes) -> tuple[int, int]:
     """Width and height from a PNG's header."""
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
@@ -548,22 +565,12 @@ def test_own_task_with_another_scorer_leads_with_the_empathy_metrics(tmp_path: P
     [log] = eval(task, model=JUDGES[1], log_dir=str(tmp_path / "own"), display="none")
     assert log.status == "success" and log.results is not None
     mean = log.results.scores[1].metrics["mean"].value
-    assert CHROMIUM is not None
-    with tempfile.TemporaryDirectory(prefix="viewer-bundle-") as folder:
-        site = Path(folder) / "site"
-        bundle(tmp_path / "own", site)
-        with serve(site) as url:
-            browser = Browser(CHROMIUM, 1400, 900)
-            try:
-                browser.call(
-                    "Page.navigate", {"url": f"{url}#/logs/{Path(log.location).name}"}, page=True
-                )
-                wanted: list[Wanted] = ["empathy_scorer", "coverage", f"{mean:.3f}"]
-                shown = browser.wait_for_text(wanted, 60)
-                text = browser.text()
-                browser.screenshot(tmp_path / "own.png")
-            finally:
-                browser.close()
+    with viewing(tmp_path / "own") as (browser, url):
+        browser.call("Page.navigate", {"url": f"{url}#/logs/{Path(log.location).name}"}, page=True)
+        wanted: list[Wanted] = ["empathy_scorer", "coverage", f"{mean:.3f}"]
+        shown = browser.wait_for_text(wanted, 60)
+        text = browser.text()
+        browser.screenshot(tmp_path / "own.png")
     assert shown, f"header does not show {missing_from(text, wanted)}:\n{text[:1500]}"
     assert "accuracy" not in text  # the other scorer is behind "All scoring..."
 
@@ -585,27 +592,18 @@ def test_response_mode_sample_opens_on_the_conversation_and_the_reply(tmp_path: 
     [sample] = [s for s in log.samples if s.id == SAMPLE_ID]
     first, reply = sample.messages[0].text, sample.output.completion
     assert sample.messages[-1].role == "assistant" and sample.messages[-1].text == reply
-    assert CHROMIUM is not None
-    with tempfile.TemporaryDirectory(prefix="viewer-bundle-") as folder:
-        site = Path(folder) / "site"
-        bundle(tmp_path / "response", site)
-        with serve(site) as url:
-            browser = Browser(CHROMIUM, 1400, 900)
-            try:
-                name = Path(log.location).name
-                base = f"{url}#/logs/{name}/samples/sample/{SAMPLE_ID}/1"
-                browser.call("Page.navigate", {"url": f"{base}/messages"}, page=True)
-                wanted: list[Wanted] = ["USER", "ASSISTANT", (first,), (reply.splitlines()[0],)]
-                shown = browser.wait_for_text(wanted, 60)
-                time.sleep(2)
-                text = browser.text()
-                seen = [browser.evaluate(FIRST_SEEN_JS % json.dumps(t)) for t in (first,)]
-                browser.screenshot(tmp_path / "response_sample.png")
-                browser.call("Page.navigate", {"url": f"{base}/scoring"}, page=True)
-                scored = browser.wait_for_text(["EXPLANATION", "logprobs: "], 60)
-                scoring = browser.text()
-            finally:
-                browser.close()
+    with viewing(tmp_path / "response") as (browser, url):
+        base = f"{url}#/logs/{Path(log.location).name}/samples/sample/{SAMPLE_ID}/1"
+        browser.call("Page.navigate", {"url": f"{base}/messages"}, page=True)
+        wanted: list[Wanted] = ["USER", "ASSISTANT", (first,), (reply.splitlines()[0],)]
+        shown = browser.wait_for_text(wanted, 60)
+        time.sleep(2)
+        text = browser.text()
+        seen = [browser.evaluate(FIRST_SEEN_JS % json.dumps(t)) for t in (first,)]
+        browser.screenshot(tmp_path / "response_sample.png")
+        browser.call("Page.navigate", {"url": f"{base}/scoring"}, page=True)
+        scored = browser.wait_for_text(["EXPLANATION", "logprobs: "], 60)
+        scoring = browser.text()
     assert shown, f"sample view does not show {missing_from(text, wanted)}:\n{text[:3000]}"
     assert all(box is not None and box["bottom"] <= box["height"] for box in seen), seen
     assert "Evaluation Form" not in text
