@@ -437,15 +437,18 @@ def show_scoring(browser: Browser, url: str, log: JudgeLog, sample_id: str) -> s
 
 
 @contextlib.contextmanager
-def viewing(log_dir: Path, width: int = 1400, height: int = 900) -> Iterator[tuple[Browser, str]]:
-    """The logs of ``log_dir`` bundled, served on 127.0.0.1 and open in headless Chromium:
-    the browser and the site's URL."""
-    assert CHROMIUM is not None
+def viewing(
+    log_dir: Path, width: int = 1400, height: int = 900, chromium: str | None = None
+) -> Iterator[tuple[Browser, str]]:
+    """The logs of ``log_dir`` bundled, served on 127.0.0.1 and open in headless Chromium
+    (``chromium``, else the one found): the browser and the site's URL."""
+    binary = chromium or CHROMIUM
+    assert binary is not None
     with tempfile.TemporaryDirectory(prefix="viewer-bundle-") as folder:
         site = Path(folder) / "site"
         bundle(log_dir, site)
         with serve(site) as url:
-            browser = Browser(CHROMIUM, width, height)
+            browser = Browser(binary, width, height)
             try:
                 yield browser, url
             finally:
@@ -480,25 +483,16 @@ def screenshot_viewer(
     dialog = sample.input  # the conversation, as USER:/BOT: lines
     out_dir.mkdir(parents=True, exist_ok=True)
     texts: dict[str, str] = {}
-    with tempfile.TemporaryDirectory(prefix="viewer-bundle-") as folder:
-        site = Path(folder) / "site"
-        bundle(log_dir, site)
-        with serve(site) as url:
-            browser = Browser(chromium, width, height)
-            try:
-                texts["list"] = show_log_list(browser, url, logs)
-                browser.screenshot(out_dir / "viewer.png")
-                texts["sample"] = show_sample(
-                    browser, url, logs[0], sample_id, dialog.splitlines()
-                )
-                browser.screenshot(out_dir / "viewer_sample.png")
-                texts["scoring"] = show_scoring(browser, url, logs[0], sample_id)
-                browser.screenshot(out_dir / "viewer_scoring.png")
-                browser.call("Page.navigate", {"url": f"{url}#/samples"}, page=True)
-                browser.wait_for_text([dialog.splitlines()[0][:40]], 60)
-                texts["samples"] = browser.text()
-            finally:
-                browser.close()
+    with viewing(log_dir, width, height, chromium) as (browser, url):
+        texts["list"] = show_log_list(browser, url, logs)
+        browser.screenshot(out_dir / "viewer.png")
+        texts["sample"] = show_sample(browser, url, logs[0], sample_id, dialog.splitlines())
+        browser.screenshot(out_dir / "viewer_sample.png")
+        texts["scoring"] = show_scoring(browser, url, logs[0], sample_id)
+        browser.screenshot(out_dir / "viewer_scoring.png")
+        browser.call("Page.navigate", {"url": f"{url}#/samples"}, page=True)
+        browser.wait_for_text([dialog.splitlines()[0][:40]], 60)
+        texts["samples"] = browser.text()
     return texts
 
 
