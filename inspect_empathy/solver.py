@@ -7,6 +7,7 @@ import traceback
 from pathlib import Path
 
 from inspect_ai.model import (
+    ChatMessage,
     ChatMessageSystem,
     ChatMessageUser,
     ModelOutput,
@@ -103,9 +104,7 @@ def judge_generate(
                     f"sample {state.sample_id!r}: judge_dialog samples hold the dialog as "
                     "USER:/BOT: text, not messages"
                 )
-            prompt = [
-                ChatMessageUser(content=render_prompt(state.input, cot, rubric), id=message_id())
-            ]
+            prompt = _with_rubric(state, render_prompt(state.input, cot, rubric))
         try:
             output, _ = await ask_judge(model, prompt, method, completions, cot, precision)
         except (IndexError, AttributeError) as ex:
@@ -122,6 +121,20 @@ def judge_generate(
         return state
 
     return solve
+
+
+def _with_rubric(state: TaskState, rubric_prompt: str) -> list[ChatMessage]:
+    """The state's messages with the user message holding the sample's dialog input replaced
+    by the rubric prompt: what another solver put beside it (a system message) is sent too."""
+    messages = list(state.messages)
+    for index, message in enumerate(messages):
+        if message.role == "user" and message.text == state.input:
+            messages[index] = ChatMessageUser(content=rubric_prompt, id=message_id())
+            return messages
+    raise ValueError(
+        f"sample {state.sample_id!r}: no user message holds the dialog input any more "
+        "(a solver before judge_generate replaced it), so there is no dialog to rate"
+    )
 
 
 def answered_without_completion(ex: BaseException) -> bool:

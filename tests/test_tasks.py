@@ -328,3 +328,43 @@ def test_judge_mode_modules_import_no_numpy_scipy_pandas_at_module_level(module:
             if node.level == 1 and node.module in ("metrics", "compare"):
                 found.append(f".{node.module}")  # both import numpy at module level
     assert found == [], found
+
+
+def test_a_system_message_before_judge_generate_is_sent_with_the_rubric(tmp_path: Path) -> None:
+    from inspect_ai import task_with
+    from inspect_ai.solver import system_message
+
+    from inspect_empathy.solver import judge_generate
+
+    dataset = write_dialogs(tmp_path / "d.jsonl", [4])
+    strict = task_with(
+        empathy(dataset=str(dataset)), solver=[system_message("Be strict."), judge_generate()]
+    )
+    [log] = eval(strict, model="empathy_baseline/lexicon", log_dir=str(tmp_path), display="none")
+    assert log.status == "success"
+    [sample] = log.samples
+    [[system, prompt]] = sent_prompts(log)[str(sample.id)]
+    assert system == "Be strict." and prompt == render_prompt(str(sample.input))
+    assert sample.scores["empathy_scorer"].value is not None
+
+
+def test_judge_generate_refuses_when_the_dialog_input_was_replaced(tmp_path: Path) -> None:
+    from inspect_ai import task_with
+    from inspect_ai.model import ChatMessageUser
+    from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+    from inspect_empathy.solver import judge_generate
+
+    @solver
+    def replace() -> Solver:
+        async def solve(state: TaskState, generate: Generate) -> TaskState:
+            state.messages = [ChatMessageUser(content="something else")]
+            return state
+
+        return solve
+
+    dataset = write_dialogs(tmp_path / "d.jsonl", [4])
+    task = task_with(empathy(dataset=str(dataset)), solver=[replace(), judge_generate()])
+    [log] = eval(task, model="empathy_baseline/lexicon", log_dir=str(tmp_path), display="none")
+    assert log.status == "error" and log.error is not None
+    assert "no user message holds the dialog input" in log.error.message
