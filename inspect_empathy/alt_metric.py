@@ -12,7 +12,7 @@ import re
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
-from .dialogs import HUMAN_KEY
+from .dialogs import scored_rater_ratings
 
 DEFAULT_EPSILON = 0.2
 """The paper's default margin (``alttest.DEFAULT_EPSILON``)."""
@@ -36,19 +36,7 @@ def alt_test_metric(epsilon: float = DEFAULT_EPSILON) -> Metric:
     ``inspect-empathy compare`` gives the same test with every column (``alt_test.csv``)."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        from .dialogs import HUMAN_SCALE_KEY, rater_ratings
-
-        per_dialog: dict[str, dict[str, float]] = {}
-        judge: dict[str, float] = {}
-        for s in scores:
-            metadata = s.sample_metadata or {}
-            if metadata.get(HUMAN_KEY) is None or not metadata.get(HUMAN_SCALE_KEY):
-                continue
-            present = rater_ratings(metadata, s.sample_id)
-            if present is None:
-                continue
-            per_dialog[str(s.sample_id)] = present
-            judge[str(s.sample_id)] = s.score.as_float()
+        per_dialog, judge = scored_rater_ratings(scores)
         raters = {r for ratings in per_dialog.values() for r in ratings}
         if len(raters) < 3:
             return {}

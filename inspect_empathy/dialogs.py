@@ -236,6 +236,26 @@ def rater_ratings(metadata: Mapping[str, Any], sample_id: object) -> dict[str, f
     return out or None
 
 
+def scored_rater_ratings(
+    scores: Iterable[Any],
+) -> tuple[dict[str, dict[str, float]], dict[str, float]]:
+    """Each scored dialog's raters on 1-5 (`rater_ratings`) and the judge's score, by sample
+    id, from a metric's ``SampleScore``s; dialogs without a rating, a scale or raters are
+    left out. What `metrics.human_ceiling` and `alt_metric.alt_test_metric` read."""
+    per_dialog: dict[str, dict[str, float]] = {}
+    judge: dict[str, float] = {}
+    for s in scores:
+        metadata = s.sample_metadata or {}
+        if metadata.get(HUMAN_KEY) is None or not metadata.get(HUMAN_SCALE_KEY):
+            continue
+        present = rater_ratings(metadata, s.sample_id)
+        if present is None:
+            continue
+        per_dialog[str(s.sample_id)] = present
+        judge[str(s.sample_id)] = s.score.as_float()
+    return per_dialog, judge
+
+
 def left_out_marker(count: int) -> str:
     """The note that stands in for turns cut by ``max_turns``."""
     return f"[{count} earlier turn{'s' if count != 1 else ''} left out]"

@@ -13,7 +13,7 @@ from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from ._samples import RUN_RATED_KEY, RUN_SAMPLES_KEY
 from ._stats import agreement, krippendorff_alpha, round_score, shares_by_level
-from .dialogs import HUMAN_KEY
+from .dialogs import HUMAN_KEY, scored_rater_ratings
 
 logger = logging.getLogger(__name__)
 
@@ -316,20 +316,7 @@ def human_ceiling() -> Metric:
     table with CIs is `inspect-empathy compare`'s ``humans.csv``."""
 
     def compute(scores: list[SampleScore]) -> Value:
-        from .dialogs import HUMAN_SCALE_KEY, rater_ratings
-
-        per_dialog: dict[str, dict[str, float]] = {}
-        judge: dict[str, float] = {}
-        for s in scores:
-            metadata = s.sample_metadata or {}
-            if metadata.get(HUMAN_KEY) is None or not metadata.get(HUMAN_SCALE_KEY):
-                continue
-            present = rater_ratings(metadata, s.sample_id)
-            if present is None:
-                continue
-            key = f"{s.sample_id}"
-            per_dialog[key] = present
-            judge[key] = s.score.as_float()
+        per_dialog, judge = scored_rater_ratings(scores)
         raters = {r for ratings in per_dialog.values() for r in ratings}
         if len(per_dialog) < 3 or len(raters) < 2:
             return {}
