@@ -28,6 +28,7 @@ import pandas as pd
 from scipy import stats
 
 from ..calibration import _apply, _fit
+from .stats import percentile_interval
 
 COLUMNS = [
     "judge", "responses", "contexts", "responders", "mean_judge", "mean_human",
@@ -70,15 +71,6 @@ def _ranking(frame: pd.DataFrame) -> float:
     return float(stats.spearmanr(means["j"], means["h"]).statistic)
 
 
-def _ci(draws: Sequence[float]) -> tuple[float, float]:
-    values = np.asarray(draws, float)
-    values = values[np.isfinite(values)]
-    if not len(values):
-        return math.nan, math.nan
-    low, high = np.percentile(values, [2.5, 97.5])
-    return float(low), float(high)
-
-
 def responder_table(
     frame: pd.DataFrame,
     judges: Sequence[str],
@@ -116,9 +108,9 @@ def responder_table(
                 bias.append(float((drawn["j"] - drawn["h"]).mean()))
                 cal.append(float((drawn["c"] - drawn["h"]).dropna().mean()))
                 rank.append(_ranking(drawn))
-            row["bias_low"], row["bias_high"] = _ci(bias)
-            row["calibrated_bias_low"], row["calibrated_bias_high"] = _ci(cal)
-            row["ranking_low"], row["ranking_high"] = _ci(rank)
+            row["bias_low"], row["bias_high"] = percentile_interval(bias)
+            row["calibrated_bias_low"], row["calibrated_bias_high"] = percentile_interval(cal)
+            row["ranking_low"], row["ranking_high"] = percentile_interval(rank)
         rows.append(row)
     return pd.DataFrame(rows, columns=COLUMNS)
 

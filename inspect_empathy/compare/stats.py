@@ -103,7 +103,9 @@ def _bca(
     )
 
 
-def _interval(draws: np.ndarray) -> tuple[float, float]:
+def percentile_interval(draws: np.ndarray | Sequence[float]) -> tuple[float, float]:
+    """The 95% percentile interval of the finite bootstrap draws (NaNs when none)."""
+    draws = np.asarray(draws, float)
     draws = draws[np.isfinite(draws)]
     if not len(draws):
         return math.nan, math.nan
@@ -126,7 +128,7 @@ def spearman_ci(
         if bca is not None:
             return bca[0]
     draws = bootstrap_rhos([x, y], lambda r, n: _rho(r[0], r[1], n), resamples, seed)
-    return _interval(draws)
+    return percentile_interval(draws)
 
 
 def paired_difference(
@@ -160,7 +162,7 @@ def paired_difference(
         (out["diff_low"], out["diff_high"]), draws = bca
     else:
         draws = bootstrap_rhos([a, b, h], statistic, resamples, seed)
-        out["diff_low"], out["diff_high"] = _interval(draws)
+        out["diff_low"], out["diff_high"] = percentile_interval(draws)
     draws = draws[np.isfinite(draws)]
     if len(draws):
         tail = min(int((draws <= 0).sum()), int((draws >= 0).sum()))
