@@ -452,23 +452,25 @@ def _batch_servers() -> Iterator[dict[str, BatchServer]]:
         server.stop()
 
 
+def _serving(
+    server: BatchServer, key: str, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[BatchServer]:
+    """A cleared batch server with its API key set; no unknown request once the test ends."""
+    server.clear()
+    monkeypatch.setenv(key, "test")
+    yield server
+    server.assert_no_unknown()
+
+
 @pytest.fixture(name="openai_batch_server")
 def openai_batch_server_fixture(
     _batch_servers: dict[str, BatchServer], monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[BatchServer]:
-    server = _batch_servers["openai"]
-    server.clear()
-    monkeypatch.setenv("OPENAI_API_KEY", "test")
-    yield server
-    server.assert_no_unknown()
+    yield from _serving(_batch_servers["openai"], "OPENAI_API_KEY", monkeypatch)
 
 
 @pytest.fixture(name="anthropic_batch_server")
 def anthropic_batch_server_fixture(
     _batch_servers: dict[str, BatchServer], monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[BatchServer]:
-    server = _batch_servers["anthropic"]
-    server.clear()
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
-    yield server
-    server.assert_no_unknown()
+    yield from _serving(_batch_servers["anthropic"], "ANTHROPIC_API_KEY", monkeypatch)
