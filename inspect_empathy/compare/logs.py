@@ -180,17 +180,18 @@ def _words(text: str) -> str:
     return " ".join(text.split())
 
 
-def dialog_content(summary: EvalSampleSummary) -> str:
+def dialog_content(input: str | Sequence[Any]) -> str:
     """The judged dialog in one canonical form, whatever the judge-mode input.
 
-    Messages give ``user:`` / ``assistant:`` lines (consecutive same-side turns
-    joined); a rendered rubric prompt, or a rendered dialog on its own (the default
-    ``-T input=conversation``), gives the same from its ``USER:`` / ``BOT:`` lines, so
-    logs of one dataset match whichever ``-T input`` made them.
+    ``input`` is a logged sample's input: messages (Inspect's, or their JSON as an
+    ``.eval`` file holds them) give ``user:`` / ``assistant:`` lines (consecutive
+    same-side turns joined); a rendered rubric prompt, or a rendered dialog on its own
+    (the default ``-T input=conversation``), gives the same from its ``USER:`` /
+    ``BOT:`` lines, so logs of one dataset match whichever ``-T input`` made them.
     """
     lines: list[list[str]] = []
-    if isinstance(summary.input, str):
-        text = summary.input
+    if isinstance(input, str):
+        text = input
         if text.startswith(("USER: ", "BOT: ")) and RUBRIC_END not in text:
             start, end = -1, len(text)
         else:
@@ -206,15 +207,32 @@ def dialog_content(summary: EvalSampleSummary) -> str:
             elif lines:
                 lines[-1][1] += " " + body
     else:
-        for message in summary.input:
-            if message.role not in ("user", "assistant"):
+        for message in input:
+            role, text = _role_text(message)
+            if role not in ("user", "assistant"):
                 continue
-            side = "user" if message.role == "user" else "bot"
+            side = "user" if role == "user" else "bot"
             if lines and lines[-1][0] == side:
-                lines[-1][1] += " " + message.text
+                lines[-1][1] += " " + text
             else:
-                lines.append([side, message.text])
+                lines.append([side, text])
     return "\n".join(f"{side}: {_words(body)}" for side, body in lines)
+
+
+def _role_text(message: Any) -> tuple[str, str]:
+    """A message's role and text (``ChatMessage.text``), from Inspect's object or its
+    logged JSON."""
+    if not isinstance(message, dict):
+        return message.role, message.text
+    content = message.get("content")
+    if isinstance(content, str):
+        return str(message.get("role")), content
+    parts = [
+        str(part.get("text", ""))
+        for part in content or []
+        if isinstance(part, dict) and part.get("type") == "text"
+    ]
+    return str(message.get("role")), "\n".join(parts)
 
 
 def _float(value: Any) -> float:
@@ -240,17 +258,26 @@ def rater_ratings(summary: EvalSampleSummary) -> dict[str, float] | None:
     return dialog_rater_ratings(summary.metadata or {}, summary.id)
 
 
-def _reply_words(summary: EvalSampleSummary) -> float:
-    """Words in the dialog's last bot reply (the one judged), if the input ends with one."""
+def _reply_words(summary: EvalSampleSummary, record: SampleRecord | None) -> float:
+    """Words in the dialog's last bot reply (the one judged), if the input ends with one:
+    the sample's ``reply_words``, else counted in the whole sample's input (the summary's
+    where the sample could not be read)."""
     words = (summary.metadata or {}).get("reply_words")
     if isinstance(words, int | float) and not isinstance(words, bool):
         return float(words)
-    if isinstance(summary.input, str):
+    return record.reply_words if record is not None else input_reply_words(summary.input)
+
+
+def input_reply_words(input: str | Sequence[Any]) -> float:
+    """Words in the last message of a logged input when it is the bot's (NaN for a text
+    input or one ending on the user)."""
+    if isinstance(input, str):
         return math.nan
-    for message in reversed(summary.input):
-        if message.role == "assistant":
-            return float(reply_words(message.text))
-        if message.role == "user":
+    for message in reversed(input):
+        role, text = _role_text(message)
+        if role == "assistant":
+            return float(reply_words(text))
+        if role == "user":
             return math.nan
     return math.nan
 
@@ -273,42 +300,86 @@ COST_COLUMNS = ("calls", "input_tokens", "output_tokens", "reasoning_tokens")
 """A judge's calls and tokens in one sample (`_usage`), per row."""
 
 
-def sample_calls(path: str) -> dict[tuple[str, int], dict[Key, Tally]]:
-    """Each sample's calls and tokens per (model, empathy scorer span), from its
-    ``ModelEvent``s (`_usage.model_calls`).
+@dataclass
+class SampleRecord:
+    """What `read_rows` takes from a whole logged sample rather than its summary."""
 
-    An ``.eval`` file's samples are read as plain JSON (only their events are needed:
-    fifty times faster than building Inspect's objects); any other log, or an ``.eval``
-    that cannot be read so, through Inspect's ``read_eval_log_samples``. Empty when the
-    events cannot be read: the rows then fall back on ``model_usage`` with no call count.
+    calls: dict[Key, Tally]
+    """The sample's calls and tokens per (model, empathy scorer span)."""
+
+    dialog: str
+    """`dialog_content` of the sample's input as logged (the summary's is cut at 5,120
+    characters)."""
+
+    reply_words: float
+    """Words in the input's last bot reply (`input_reply_words`)."""
+
+    judged: dict[str, str]
+    """Each score's ``judged_dialog`` (response mode), by scorer name. The summary's is
+    whitespace-collapsed and cut at 1,024 characters (Inspect's ``thin_text``)."""
+
+
+def sample_records(path: str) -> dict[tuple[str, int], SampleRecord]:
+    """Each sample's calls and tokens (`_usage.model_calls` over its ``ModelEvent``s),
+    input and judged dialogs, read from the whole sample.
+
+    An ``.eval`` file's samples are read as plain JSON (fifty times faster than building
+    Inspect's objects); any other log, or an ``.eval`` that cannot be read so, through
+    Inspect's ``read_eval_log_samples``. Empty when the samples cannot be read: the rows
+    then fall back on the summaries and on ``model_usage`` with no call count.
     """
     if path.endswith(".eval") and os.path.isfile(path):
         try:
-            return _zip_calls(path)
+            return _zip_records(path)
         except Exception:  # noqa: BLE001 - any other layout: read it through Inspect
             pass
     try:
         samples = read_eval_log_samples(
             path, all_samples_required=False, exclude_fields={"messages", "store", "attachments"}
         )
-        return {(str(s.id), s.epoch): model_calls(s.events) for s in samples}
-    except Exception:  # noqa: BLE001 - usage then comes from model_usage
+        return {
+            (str(s.id), s.epoch): SampleRecord(
+                model_calls(s.events),
+                dialog_content(s.input),
+                input_reply_words(s.input),
+                _judged({name: score.metadata for name, score in s.scores.items()}
+                        if s.scores else {}),
+            )  # fmt: skip
+            for s in samples
+        }
+    except Exception:  # noqa: BLE001 - the summaries and model_usage then
         return {}
 
 
-def _zip_calls(path: str) -> dict[tuple[str, int], dict[Key, Tally]]:
+def _zip_records(path: str) -> dict[tuple[str, int], SampleRecord]:
     import json
     import zipfile
 
     import inspect_ai.log  # noqa: F401  (Inspect's zstd support for zipfile)
 
-    found: dict[tuple[str, int], dict[Key, Tally]] = {}
+    found: dict[tuple[str, int], SampleRecord] = {}
     with zipfile.ZipFile(path) as archive:
         for name in archive.namelist():
             if not (name.startswith("samples/") and name.endswith(".json")):
                 continue
             data = json.loads(archive.read(name))
-            found[(str(data["id"]), int(data["epoch"]))] = model_calls(data.get("events") or [])
+            scores = data.get("scores") or {}
+            found[(str(data["id"]), int(data["epoch"]))] = SampleRecord(
+                model_calls(data.get("events") or []),
+                dialog_content(data["input"]),
+                input_reply_words(data["input"]),
+                _judged({k: (v or {}).get("metadata") for k, v in scores.items()}),
+            )
+    return found
+
+
+def _judged(metadata: dict[str, Any]) -> dict[str, str]:
+    """Each score's ``judged_dialog`` where it is a string, by scorer name."""
+    found = {}
+    for name, meta in metadata.items():
+        judged = (meta or {}).get("judged_dialog")
+        if isinstance(judged, str):
+            found[name] = judged
     return found
 
 
@@ -357,19 +428,23 @@ def _answer(answer: Any, explanation: Any) -> str | None:
 
 
 def _score_rows(
-    summary: EvalSampleSummary, default_judge: str
+    summary: EvalSampleSummary, default_judge: str, judged: dict[str, str]
 ) -> list[tuple[str, float, str | None, str | None, dict[str, Any], str | None]]:
     """(judge, value, method, unscored reason, metadata, the judge's answer) for each
     empathy score of a sample.
 
-    The metadata of a panel member's row is the panel score's with ``uncalibrated``
-    removed (a calibration file maps the panel's score, not its members').
+    ``judged`` holds the whole sample's ``judged_dialog`` by scorer name (`SampleRecord`):
+    it replaces the summary's thinned one in the metadata. The metadata of a panel
+    member's row is the panel score's with ``uncalibrated`` removed (a calibration file
+    maps the panel's score, not its members').
     """
     rows = []
     for name, score in (summary.scores or {}).items():
         if not is_empathy_scorer(name):
             continue
         meta = dict(score.metadata or {})
+        if name in judged:
+            meta["judged_dialog"] = judged[name]
         judges = meta.get("judges")
         value = _float(score.value)
         if isinstance(judges, dict) and judges:
@@ -411,15 +486,17 @@ def read_rows(path: str, log: EvalLog) -> list[dict[str, Any]]:
     reply_model = log.eval.model if mode == RESPONSE_MODE else ""
     rows: list[dict[str, Any]] = []
     keys: list[tuple[str, int]] = []
-    calls = sample_calls(path)
+    records = sample_records(path)
     for summary in read_eval_log_sample_summaries(path):
         keys.append((str(summary.id), summary.epoch))
         error = summary.error or None
-        dialog = dialog_content(summary)
+        # from the whole sample's input where it could be read: the summary's is cut
+        record = records.get((str(summary.id), summary.epoch))
+        dialog = record.dialog if record is not None else dialog_content(summary.input)
         base = {
             "id": str(summary.id),
             "epoch": summary.epoch,
-            "reply_words": _reply_words(summary),
+            "reply_words": _reply_words(summary, record),
             "emotion": _text((summary.metadata or {}).get("emotion")),
             "errored": error is not None,
             "error": str(error)[:200] if error is not None else None,
@@ -428,11 +505,11 @@ def read_rows(path: str, log: EvalLog) -> list[dict[str, Any]]:
         }
         # the raters rated the dataset's reply: in response mode they are not the reference
         raters = rater_ratings(summary) if mode == JUDGE_MODE else None
-        scores = _score_rows(summary, default_judge)
+        scores = _score_rows(summary, default_judge, record.judged if record else {})
         if not scores:
             reason = None if error is not None else "no empathy score"
             scores = [(default_judge, math.nan, None, reason, {}, None)]
-        mine = calls.get((str(summary.id), summary.epoch))
+        mine = record.calls if record is not None else None
         for judge, value, method, reason, meta, answer in scores:
             judges = meta.get("judges") if method == "panel" else None
             members = [str(m) for m in judges] if isinstance(judges, dict) else []

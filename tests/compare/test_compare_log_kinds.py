@@ -344,3 +344,70 @@ def test_json_format_logs_are_read_like_eval_logs(logs: dict[str, Path], tmp_pat
     eval_rows = load_scores(logs["baseline"]).samples.set_index("id")
     assert len(json_rows) == 30
     pd.testing.assert_series_equal(json_rows["score"], eval_rows.loc[json_rows.index, "score"])
+
+
+def _long_dialogs(path: Path) -> list[dict[str, object]]:
+    """Dialogs longer than the 5,120 characters of input (and the 1,024 of each metadata
+    string) that Inspect keeps in a sample's summary, each ending on a distinct reply."""
+    rows = []
+    for i in range(3):
+        story = " ".join(f"Day {d}: I keep thinking about what happened ({i})." for d in range(120))
+        rows.append(
+            {
+                "id": f"long-{i}",
+                "turns": [
+                    {"role": "user", "content": story},
+                    {"role": "assistant", "content": "That sounds exhausting. What helps?"},
+                    {"role": "user", "content": story[::-1]},
+                    {"role": "assistant", "content": f"I hear you; carrying this is heavy ({i})."},
+                ],
+                "rating": 4,
+            }
+        )
+    write_jsonl(path, rows)
+    return rows
+
+
+def test_long_dialogs_keep_their_reply_and_fingerprint(tmp_path: Path) -> None:
+    """Past the summary's limits, every input kind still gives the exact rated reply and
+    one fingerprint: compare reads the whole sample, not Inspect's thinned summary."""
+    from inspect_ai import eval
+
+    from inspect_empathy.tasks import empathy
+
+    rows = _long_dialogs(tmp_path / "long.jsonl")
+    assert all(len(json.dumps(r)) > 6000 for r in rows)
+    found = {}
+    for kind in ("conversation", "prompt", "dialog"):
+        eval(
+            empathy(dataset=str(tmp_path / "long.jsonl"), input=kind), model=LENGTH,
+            log_dir=str(tmp_path / kind), display="none",
+        )  # fmt: skip
+        found[kind] = load_scores(tmp_path / kind)
+    prints = {kind: scores.logs.iloc[0]["fingerprint"] for kind, scores in found.items()}
+    assert len(set(prints.values())) == 1, prints
+    for kind, scores in found.items():
+        got = scores.samples.set_index("id")["reply"].to_dict()
+        assert got == {r["id"]: r["turns"][-1]["content"] for r in rows}, kind
+
+
+def test_response_logs_carry_the_graded_reply(tmp_path: Path) -> None:
+    """A response-mode row's reply is the reply the model wrote and the grader rated
+    (Inspect's summary collapses and cuts the Score's ``judged_dialog``; compare must not
+    read the reply from there). A ``.json`` log: read through Inspect, not as a zip."""
+    from inspect_ai import eval
+
+    from inspect_empathy.tasks import empathy_response
+
+    rows = _long_dialogs(tmp_path / "long.jsonl")
+    [log] = eval(
+        empathy_response(dataset=str(tmp_path / "long.jsonl")), model=LEXICON,
+        model_roles={"grader": LENGTH}, log_dir=str(tmp_path / "logs"), display="none",
+        log_format="json",
+    )  # fmt: skip
+    assert log.status == "success"
+    written = {str(s.id): s.output.completion for s in log.samples or []}
+    assert all(len(text.split()) > 3 for text in written.values()), written
+    samples = load_scores(tmp_path / "logs").samples.set_index("id")
+    assert samples["reply"].to_dict() == {i: " ".join(t.split()) for i, t in written.items()}
+    assert len(samples) == len(rows)
