@@ -314,9 +314,22 @@ class SampleRecord:
     reply_words: float
     """Words in the input's last bot reply (`input_reply_words`)."""
 
-    judged: dict[str, str]
-    """Each score's ``judged_dialog`` (response mode), by scorer name. The summary's is
-    whitespace-collapsed and cut at 1,024 characters (Inspect's ``thin_text``)."""
+    metadata: dict[str, Any]
+    """The sample's metadata. In the summary Inspect collapses the whitespace of every
+    string and cuts it at 1,024 characters, and drops any other value whose JSON is
+    longer (a dialog's many raters' ``human_ratings``)."""
+
+    scores: dict[str, dict[str, Any] | None]
+    """Each score's metadata by scorer name, thinned in the summary the same way (a
+    response-mode ``judged_dialog``, a panel's ``judges``)."""
+
+    def restore(self, summary: EvalSampleSummary) -> EvalSampleSummary:
+        """``summary`` with this sample's metadata and its scores' metadata whole."""
+        scores = {
+            name: score.model_copy(update={"metadata": self.scores.get(name, score.metadata)})
+            for name, score in (summary.scores or {}).items()
+        }
+        return summary.model_copy(update={"metadata": self.metadata, "scores": scores})
 
 
 def sample_records(path: str) -> dict[tuple[str, int], SampleRecord]:
@@ -342,9 +355,9 @@ def sample_records(path: str) -> dict[tuple[str, int], SampleRecord]:
                 model_calls(s.events),
                 dialog_content(s.input),
                 input_reply_words(s.input),
-                _judged({name: score.metadata for name, score in s.scores.items()}
-                        if s.scores else {}),
-            )  # fmt: skip
+                s.metadata,
+                {name: score.metadata for name, score in (s.scores or {}).items()},
+            )
             for s in samples
         }
     except Exception:  # noqa: BLE001 - the summaries and model_usage then
@@ -368,18 +381,9 @@ def _zip_records(path: str) -> dict[tuple[str, int], SampleRecord]:
                 model_calls(data.get("events") or []),
                 dialog_content(data["input"]),
                 input_reply_words(data["input"]),
-                _judged({k: (v or {}).get("metadata") for k, v in scores.items()}),
+                data.get("metadata") or {},
+                {k: (v or {}).get("metadata") for k, v in scores.items()},
             )
-    return found
-
-
-def _judged(metadata: dict[str, Any]) -> dict[str, str]:
-    """Each score's ``judged_dialog`` where it is a string, by scorer name."""
-    found = {}
-    for name, meta in metadata.items():
-        judged = (meta or {}).get("judged_dialog")
-        if isinstance(judged, str):
-            found[name] = judged
     return found
 
 
@@ -428,23 +432,19 @@ def _answer(answer: Any, explanation: Any) -> str | None:
 
 
 def _score_rows(
-    summary: EvalSampleSummary, default_judge: str, judged: dict[str, str]
+    summary: EvalSampleSummary, default_judge: str
 ) -> list[tuple[str, float, str | None, str | None, dict[str, Any], str | None]]:
     """(judge, value, method, unscored reason, metadata, the judge's answer) for each
     empathy score of a sample.
 
-    ``judged`` holds the whole sample's ``judged_dialog`` by scorer name (`SampleRecord`):
-    it replaces the summary's thinned one in the metadata. The metadata of a panel
-    member's row is the panel score's with ``uncalibrated`` removed (a calibration file
-    maps the panel's score, not its members').
+    The metadata of a panel member's row is the panel score's with ``uncalibrated``
+    removed (a calibration file maps the panel's score, not its members').
     """
     rows = []
     for name, score in (summary.scores or {}).items():
         if not is_empathy_scorer(name):
             continue
         meta = dict(score.metadata or {})
-        if name in judged:
-            meta["judged_dialog"] = judged[name]
         judges = meta.get("judges")
         value = _float(score.value)
         if isinstance(judges, dict) and judges:
@@ -490,8 +490,11 @@ def read_rows(path: str, log: EvalLog) -> list[dict[str, Any]]:
     for summary in read_eval_log_sample_summaries(path):
         keys.append((str(summary.id), summary.epoch))
         error = summary.error or None
-        # from the whole sample's input where it could be read: the summary's is cut
+        # the whole sample's input and metadata where it could be read: Inspect thins the
+        # summary's (`SampleRecord`)
         record = records.get((str(summary.id), summary.epoch))
+        if record is not None:
+            summary = record.restore(summary)
         dialog = record.dialog if record is not None else dialog_content(summary.input)
         base = {
             "id": str(summary.id),
@@ -505,7 +508,7 @@ def read_rows(path: str, log: EvalLog) -> list[dict[str, Any]]:
         }
         # the raters rated the dataset's reply: in response mode they are not the reference
         raters = rater_ratings(summary) if mode == JUDGE_MODE else None
-        scores = _score_rows(summary, default_judge, record.judged if record else {})
+        scores = _score_rows(summary, default_judge)
         if not scores:
             reason = None if error is not None else "no empathy score"
             scores = [(default_judge, math.nan, None, reason, {}, None)]

@@ -20,6 +20,7 @@ from fixture_logs import (
     JUDGES_JSONL,
     LENGTH,
     LEXICON,
+    RESPONSE_JSONL,
     judge,
     records,
     reply,
@@ -411,3 +412,50 @@ def test_response_logs_carry_the_graded_reply(tmp_path: Path) -> None:
     samples = load_scores(tmp_path / "logs").samples.set_index("id")
     assert samples["reply"].to_dict() == {i: " ".join(t.split()) for i, t in written.items()}
     assert len(samples) == len(rows)
+
+
+def test_metadata_past_the_summary_limit_is_read_whole(tmp_path: Path) -> None:
+    """Inspect drops from a sample's summary any metadata value whose JSON passes 1,024
+    characters: a four-judge panel's ``judges`` and a crowd's ``human_ratings``. compare
+    still gets every panel member's row and every rater."""
+    from inspect_ai import eval
+    from inspect_ai.log import read_eval_log_sample_summaries
+
+    from inspect_empathy.tasks import empathy, empathy_response
+
+    panel = [LEXICON, LENGTH, "cmpfix/third", "cmpfix/fourth"]
+    [log] = eval(
+        empathy_response(dataset=str(RESPONSE_JSONL)), model=LEXICON,
+        model_roles={"grader": panel}, log_dir=str(tmp_path / "panel"), display="none",
+        limit=3,
+    )  # fmt: skip
+    [summary, *_] = read_eval_log_sample_summaries(log.location)
+    assert "removed" in str(summary.scores["empathy_scorer"].metadata["judges"])  # Inspect's cut
+    rows = load_scores(tmp_path / "panel").samples
+    assert set(rows["judge"]) == {*panel, "panel(" + ", ".join(panel) + ")"}
+    assert rows.groupby("judge").size().eq(3).all()
+    members = rows[rows["method"] != "panel"]
+    expected = {
+        (str(s.id), name): j["value"]
+        for s in log.samples or []
+        for name, j in s.scores["empathy_scorer"].metadata["judges"].items()
+    }
+    assert dict(zip(zip(members["id"], members["judge"]), members["score"])) == expected
+
+    raters = [f"crowd_worker_{k:03d}" for k in range(60)]
+    frame = pd.DataFrame(
+        [{"id": f"d{i}", "transcript": f"User: I lost my job ({i}).\nBot: That is hard.",
+          **{r: 1 + (i + k) % 5 for k, r in enumerate(raters)}} for i in range(4)]
+    )  # fmt: skip
+    frame.to_csv(tmp_path / "crowd.csv", index=False)
+    (tmp_path / "crowd.yaml").write_text(f"path: crowd.csv\nratings: [{', '.join(raters)}]\n")
+    [crowd] = eval(
+        empathy(dataset=str(tmp_path / "crowd.yaml")), model=LENGTH,
+        log_dir=str(tmp_path / "crowd"), display="none",
+    )  # fmt: skip
+    [summary, *_] = read_eval_log_sample_summaries(crowd.location)
+    assert "removed" in str(summary.metadata["human_ratings"])  # Inspect's cut
+    samples = load_scores(tmp_path / "crowd").samples.set_index("id")
+    for i in range(4):
+        expected_raters = {r: float(1 + (i + k) % 5) for k, r in enumerate(raters)}
+        assert samples.loc[f"d{i}", "ratings"] == expected_raters
