@@ -210,3 +210,35 @@ def no_logprobs_explanation(dataset: str) -> Task:
 
 
 VARIANTS.update(no_logprobs_explanation=no_logprobs_explanation)
+
+
+# --- response mode: the plugin's code path without the data it hands Inspect ---
+
+
+def _record_metadata_only(dataset: Any) -> MemoryDataset:
+    """Response-mode samples with only the record's own metadata (the bare task's)."""
+    added = ("human_rating", "reference_reply", "reference_rating")
+    return MemoryDataset(
+        [
+            s.model_copy(update={"metadata": {k: v for k, v in (s.metadata or {}).items()
+                                              if k not in added}})
+            for s in dataset
+        ]
+    )  # fmt: skip
+
+
+@task
+def lean_response(dataset: str) -> Task:
+    """empathy_response doing all its work (the grader call, the G-Eval reading, the
+    Score it builds, the summary hook) but handing Inspect the bare task's data: sample
+    metadata without the plugin's keys and a Score of value and answer only."""
+    from inspect_empathy import empathy_response
+
+    base = empathy_response(dataset=dataset)
+    inner = base.scorer[0] if isinstance(base.scorer, list) else base.scorer
+    return task_with(
+        base, dataset=_record_metadata_only(base.dataset), scorer=_lean(inner)
+    )
+
+
+VARIANTS.update(lean_response=lean_response)
