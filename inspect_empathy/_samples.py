@@ -20,7 +20,6 @@ from .dialogs import (
     JUDGE_PROMPT_KEY,
     LEFT_OUT_KEY,
     REFERENCE_RATING_KEY,
-    REFERENCE_REPLY_KEY,
     REPLY_WORDS_KEY,
     RUBRIC_SCALE,
     TRANSCRIPT_KEY,
@@ -109,12 +108,13 @@ def record_to_sample(
     metadata carries ``judge_prompt: True`` and the judged reply's length in
     words (``reply_words``); the dialog lives only in the prompt. Otherwise the
     input is the dialog as chat messages, with its rendering in ``transcript`` (not with
-    ``cut_reply``: the input and ``reference_reply`` hold it).
+    ``cut_reply``: the input and the target hold it).
     With ``max_turns`` only the last turns are kept (see `truncate_turns`). With
-    ``cut_reply`` (response mode) the final bot reply is cut off and kept, with
-    its rating, in metadata. Every sample keeps the human rating on 1-5 (None when
-    unrated) and the record's own metadata; the raw rating and its scale where the
-    scale is not 1-5 or several raters rated the dialog (``human_ratings``).
+    ``cut_reply`` (response mode) the final bot reply is cut off and kept as the
+    sample's target, its rating in metadata (``reference_rating``). Every sample keeps
+    the human rating on 1-5 (None when unrated) and the record's own metadata; the raw
+    rating and its scale where the scale is not 1-5 or several raters rated the dialog
+    (``human_ratings``).
     """
     turns = record.turns
     if not ends_with_bot(turns):
@@ -146,15 +146,16 @@ def record_to_sample(
         prompt = render_prompt(render_dialog(turns), prompt_cot, prompt_rubric)
         return _sample(record.id, prompt, target, metadata)
     if cut_reply:
-        # response mode: no ``transcript`` (the input and ``reference_reply`` hold the
-        # dialog; the Score's ``judged_dialog`` is what the grader saw), one copy fewer of
-        # the dialog in every sample, state and summary Inspect keeps to the end.
-        # The human rating belongs to the original reply, not to the one the
-        # model will write: keep it for reference, out of the agreement metrics
-        metadata[REFERENCE_REPLY_KEY] = turns[-1].content
+        # response mode: no ``transcript`` (the input and the target hold the dialog; the
+        # Score's ``judged_dialog`` is what the grader saw), one copy fewer of the dialog
+        # in every sample, state and summary Inspect keeps to the end. The original reply
+        # is the target (Inspect's place for a reference answer, shown beside the input;
+        # in metadata Inspect would re-wrap it in every summary it builds). The human
+        # rating belongs to that reply, not to the one the model will write: keep it for
+        # reference, out of the agreement metrics
         metadata[REFERENCE_RATING_KEY] = human
         metadata[HUMAN_KEY] = None
-        target = ""
+        target = turns[-1].content
         turns = turns[:-1]
         if not turns:
             raise ValueError(f"dialog {record.id!r} has no user turn before the reply")

@@ -61,7 +61,9 @@ RENDER_NOTES_KEY = "render_notes"
 """Sample metadata key: what rendering the messages as a dialog left out or changed."""
 
 REFERENCE_REPLY_KEY = "reference_reply"
-"""Sample metadata key (response mode): the dataset's own bot reply, cut off the input."""
+"""Reserved sample metadata key: response mode's reference reply (the dataset's own bot
+reply, cut off the input) before task version 1.3.0, which made it the sample's target.
+Data may still not set it, so that a log's ``reference_reply`` always means that reply."""
 
 REFERENCE_RATING_KEY = "reference_rating"
 """Sample metadata key (response mode): the human rating of the reference reply, on 1-5."""

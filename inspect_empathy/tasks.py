@@ -199,10 +199,12 @@ def calibration_provenance(path: str | None) -> dict[str, Any] | None:
         raise OptionError(str(ex)) from None
 
 
-TASK_VERSION = "1.2.0"
+TASK_VERSION = "1.3.0"
 """Both tasks' version (in each log's ``eval.task_version``): 1.1.0 is judge mode's
 headline ``somers_d_all`` and the run counts in sample metadata; 1.2.0 judge mode's input,
-the conversation (``-T input=conversation``), with the same prompt sent to the judge."""
+the conversation (``-T input=conversation``), with the same prompt sent to the judge;
+1.3.0 response mode's reference reply as the sample's target (it was metadata
+``reference_reply``)."""
 
 GRADER_ROLE = "grader"
 SELF_GRADING_HINT = (
@@ -235,8 +237,8 @@ def empathy_response(
 ) -> Task:
     """Response mode: the model under evaluation writes the reply; a grader rates it (1-5).
 
-    Each dialog is cut before its last bot turn (the original reply and its
-    human rating stay in metadata as ``reference_reply``/``reference_rating``).
+    Each dialog is cut before its last bot turn: the original reply is the sample's
+    target and its human rating stays in metadata as ``reference_rating``.
     The reply is graded with the rubric by the model(s) bound to the ``grader``
     role (``--model-role grader=...``; several make a panel).
 

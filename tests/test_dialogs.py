@@ -103,8 +103,9 @@ def test_several_raters_keep_the_scale_even_on_1_5() -> None:
 def test_cut_reply_moves_the_rating_to_reference() -> None:
     sample = record_to_sample(DialogRecord("d3", DIALOG[:4], rating=4), cut_reply=True)
     assert [m.role for m in sample.input] == ["user", "assistant", "user"]
-    assert sample.metadata["reference_reply"] == DIALOG[3].content
+    assert sample.target == DIALOG[3].content
     assert sample.metadata["reference_rating"] == 4.0
+    assert "reference_reply" not in sample.metadata
     assert sample.metadata["human_rating"] is None
 
 
@@ -167,7 +168,7 @@ def test_max_turns_applies_before_the_reply_is_cut() -> None:
         DIALOG[3].content,
         DIALOG[4].content,
     ]
-    assert sample.metadata["reference_reply"] == DIALOG[5].content
+    assert sample.target == DIALOG[5].content
 
 
 @pytest.mark.parametrize("cot", [False, True])

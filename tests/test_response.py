@@ -74,7 +74,7 @@ def test_cli_response_mode_runs_offline_with_a_bound_grader(tmp_path: Path) -> N
         # the reply graded is the one the model wrote, not the dataset's reference reply
         dialog = score.metadata["judged_dialog"]
         assert dialog.splitlines()[-1].startswith(f"BOT: {LEXICON_REPLY}")
-        assert sample.metadata["reference_reply"] not in dialog
+        assert sample.target and sample.target not in dialog  # the reference reply
         assert score.metadata["grader"] == "empathy_baseline/lexicon"
         assert "self_graded" not in score.metadata
     values = metrics(log)
@@ -144,7 +144,8 @@ def test_samples_end_with_the_user_turn_and_keep_the_reference(tmp_path: Path) -
     dataset = empathy_response(dataset=str(FIXTURE), self_grading=True).dataset
     first = dataset[0]
     assert isinstance(first.input, list) and first.input[-1].role == "user"
-    assert first.metadata["reference_reply"].startswith("I'm so sorry")
+    assert first.target.startswith("I'm so sorry")  # the dataset's reply, for reference
+    assert "reference_reply" not in first.metadata
     assert first.metadata["reference_rating"] == 5.0
     assert first.metadata["human_rating"] is None
 
