@@ -521,17 +521,21 @@ def read_rows(path: str, log: EvalLog) -> list[dict[str, Any]]:
                 # a log run with -T calibration: compare the judge's own scores (the
                 # calibrated columns map them, cross-fitted, once)
                 value = _float(meta["uncalibrated"])
-            content, reply = dialog, base["reply"]
+            content, reply, words = dialog, base["reply"], base["reply_words"]
             if mode == RESPONSE_MODE:
                 judged = meta.get("judged_dialog")
                 reply = _last_reply(judged, "BOT: ", "USER: ") if isinstance(judged, str) else None
                 content = f"{dialog}\nreply by {log.eval.model}: " + (
                     _words(judged) if isinstance(judged, str) else ""
                 )
+                # the graded reply is the model's, not in the input: its length for the
+                # length-bias diagnostics
+                words = float(reply_words(reply)) if reply is not None else math.nan
             rows.append(
                 base
                 | usage
                 | {
+                    "reply_words": words,
                     "judge_model": judge,
                     "score": value,
                     "method": method,

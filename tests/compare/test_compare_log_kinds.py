@@ -411,6 +411,7 @@ def test_response_logs_carry_the_graded_reply(tmp_path: Path) -> None:
     assert all(len(text.split()) > 3 for text in written.values()), written
     samples = load_scores(tmp_path / "logs").samples.set_index("id")
     assert samples["reply"].to_dict() == {i: " ".join(t.split()) for i, t in written.items()}
+    assert samples["reply_words"].to_dict() == {i: len(t.split()) for i, t in written.items()}
     assert len(samples) == len(rows)
 
 
