@@ -36,6 +36,36 @@ def test_epitome_files_that_disagree_on_the_response_are_an_error(tmp_path: Path
     assert "epitome-ab12cd-ef34gh" not in [s.id for s in kept]
 
 
+def test_epitome_files_as_published_agree_but_for_whitespace_and_a_scrubbed_reddit(
+    tmp_path: Path,
+) -> None:
+    """The emotional-reactions file as published differs from the other two in whitespace
+    (640 rows) and lacks the words reddit / subreddit (36 texts): the same post, not a
+    conflict. The text is the first file's."""
+    for source in (FIXTURES / "epitome").iterdir():
+        (tmp_path / source.name).write_bytes(source.read_bytes())
+    for name in ("interpretations-reddit.csv", "explorations-reddit.csv"):
+        other = tmp_path / name
+        text = other.read_text("utf-8")
+        text = text.replace("I'm so sorry. That sounds", "I'm so  sorry.\tThat sounds Reddit", 1)
+        text = text.replace("Nobody remembered", "Nobody on my subreddits remembered")
+        other.write_text(text, "utf-8")
+    reactions = tmp_path / "emotional-reactions-reddit.csv"
+    reactions.write_text(
+        reactions.read_text("utf-8").replace("Nobody remembered", "Nobody on mys remembered"),
+        "utf-8",
+    )
+    samples = {s.id: s for s in load_dialogs(tmp_path)}
+    assert len(samples) == 3
+    first = samples["epitome-ab12cd-ef34gh"]
+    assert first.input[-1].text == "I'm so sorry. That sounds really discouraging."
+    assert samples["epitome-mn78op-qr90st"].input[0].text == "Nobody on mys remembered my birthday."
+    # anything else is still a conflict
+    other = tmp_path / "interpretations-reddit.csv"
+    other.write_text(other.read_text("utf-8").replace("useless.", "useful.", 1), "utf-8")
+    assert "the rows disagree on seeker_post" in load_error(tmp_path)
+
+
 # --- 7. a spec whose path leaves its folder --------------------------------------------------
 
 
