@@ -12,11 +12,12 @@ import logging
 import math
 import re
 from collections import Counter
+from typing import Any
 
 from inspect_ai.hooks import Hooks, SampleEnd, TaskEnd, hooks
 from inspect_ai.log import EvalLog, EvalSample
 
-from ._usage import Key, Tally, model_calls
+from ._usage import Key, Tally, model_calls, scorer_spent
 
 logger = logging.getLogger("inspect_empathy")
 
@@ -81,6 +82,15 @@ def add_calls(total: dict[Key, Tally], sample: EvalSample) -> None:
         total.setdefault(key, Tally()).add(tally)
 
 
+def own_output(params: dict[str, Any] | None, log: EvalLog) -> bool:
+    """Whether an empathy score reads the judge's own output (``from_output``: judge mode)
+    rather than asking a grader, from the scorer's logged parameters (a log without them:
+    whether the log is judge mode)."""
+    if params:
+        return bool(params.get("from_output"))
+    return _judge_mode(log)
+
+
 def _judge_mode(log: EvalLog) -> bool:
     if (log.eval.metadata or {}).get("mode") == "judge":
         return True
@@ -96,31 +106,29 @@ def cost_lines(log: EvalLog, calls: dict[Key, Tally] | None = None) -> list[str]
     openai/gpt-4o: 1.0 calls, 612 input, 1.0 output, 0 reasoning tokens per scored dialog``.
 
     ``calls``: every sample's calls per (model, scorer span) summed (`add_calls`), else
-    read from the log's samples. Judge mode counts the judge's calls (the model under
-    evaluation); response mode the calls made inside the scorer, never the reply model's
-    (`_usage`). Every epoch and every unscored sample counts: they were billed.
+    read from the log's samples. A score of the judge's own output (judge mode) counts the
+    judge's calls (the model under evaluation) outside every empathy scorer and inside its
+    own; any other score the calls made inside its own scorer, never the reply model's nor
+    another scorer's (`_usage`). Every epoch and every unscored sample counts: they were
+    billed.
     """
     if calls is None:
         calls = {}
         for sample in log.samples or []:
             add_calls(calls, sample)
-    judge_mode = _judge_mode(log)
     lines: list[str] = []
     for result in (log.results.scores if log.results else []) or []:
         base = result.name.rsplit("/", 1)[-1]
         if not base.startswith("empathy_scorer") and result.scorer != "empathy_scorer":
             continue
-        spent: dict[str, Tally] = {}
-        for (model, scorer), tally in calls.items():
-            mine = model == log.eval.model if judge_mode else scorer is not None
-            if mine and (judge_mode or str(scorer).rsplit("/", 1)[-1] == base):
-                spent.setdefault(model, Tally()).add(tally)
+        own = own_output(result.params, log)
+        spent = scorer_spent(calls, result.name, log.eval.model if own else None)
         if not spent:
             continue
         total = Tally()
         for tally in spent.values():
             total.add(tally)
-        who = "judge" if judge_mode else "grader" if len(spent) == 1 else "graders"
+        who = "judge" if own else "grader" if len(spent) == 1 else "graders"
         scored = int(result.scored_samples or 0)
         head = f"{who} {', '.join(spent)}: "
         if not scored:

@@ -5,9 +5,15 @@ model that writes the reply may also be the grader (self-grading, or a re-scored
 whose grader is the reply model). The judge's share is therefore read from the sample's
 ``ModelEvent``s, one per call:
 
-- judge mode: the calls of the judge (the model under evaluation), wherever they were made;
-- response mode (and re-scored logs, panels): the calls made inside an empathy scorer's
-  span, per grader model.
+- a score of the judge's own output (judge mode, ``from_output``): the judge's calls outside
+  every empathy scorer's span (its answers) and inside that score's own span (top-ups);
+- any other score (response mode, re-scored logs, panels): the calls made inside that
+  score's span, per grader model, and for a panel member inside the member's own span
+  (Inspect's ``collect()`` runs member N in a span ``task-N``), so that a model sitting twice
+  on a panel (``name``, ``name#2``) is told apart.
+
+Calls are never shared between two scores: a log re-scored with the same grader counts
+each scorer's calls once.
 
 A call counts when it returned an answer: a failed call (an error, a refused option
 sent again without it) and a cache hit are neither billed nor in Inspect's
@@ -21,6 +27,7 @@ file (``compare``), so nothing here imports Inspect.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -74,12 +81,24 @@ def is_empathy_scorer_name(name: Any) -> bool:
     return str(name or "").rsplit("/", 1)[-1].startswith("empathy_scorer")
 
 
-Key = tuple[str, str | None]
-"""(model, the empathy scorer whose span made the call, or None outside any)."""
+Key = tuple[str, str | None, int | None]
+"""(model, the empathy scorer whose span made the call or None outside any, the panel
+member's place in that scorer (1-based; None outside a panel's member span))."""
+
+_TASK_SPAN = re.compile(r"task-(\d+)")
+_MEMBER = re.compile(r"(.+)#(\d+)")
+
+
+def member_model(member: str) -> str:
+    """The model of a panel member's name: ``name#2`` (the second seat of a model on one
+    panel, `scorer._unique_names`) is ``name``."""
+    match = _MEMBER.fullmatch(member)
+    return match.group(1) if match and int(match.group(2)) >= 2 else member
 
 
 def model_calls(events: Iterable[Any]) -> dict[Key, Tally]:
-    """Calls and tokens per (model, empathy scorer span) in one sample's events."""
+    """Calls and tokens per (model, empathy scorer span, panel member) in one sample's
+    events."""
     spans: dict[str, tuple[str | None, str | None, str | None]] = {}
     found: dict[Key, Tally] = {}
     for event in events:
@@ -96,27 +115,72 @@ def model_calls(events: Iterable[Any]) -> dict[Key, Tally]:
         output = _get(event, "output")
         if output is None:
             continue
-        scorer = _scorer_span(spans, _get(event, "span_id"))
-        key = (str(_get(event, "model")), scorer)
+        scorer, member = _scorer_span(spans, _get(event, "span_id"))
+        key = (str(_get(event, "model")), scorer, member)
         found.setdefault(key, Tally()).add(usage_tally(_get(output, "usage"), calls=1))
     return found
 
 
-def _scorer_span(spans: dict[str, tuple[Any, Any, Any]], span: Any) -> str | None:
+def _scorer_span(
+    spans: dict[str, tuple[Any, Any, Any]], span: Any
+) -> tuple[str | None, int | None]:
+    """The empathy scorer span above ``span`` and, where the span right below it is one of
+    ``collect()``'s ``task-N`` spans, N."""
+    below: Any = None
     seen = 0
     while span is not None and str(span) in spans and seen < 100:
         parent, kind, name = spans[str(span)]
         if kind == SCORER_SPAN and is_empathy_scorer_name(name):
-            return str(name)
-        span, seen = parent, seen + 1
-    return None
+            return str(name), _member_place(spans.get(str(below)) if below else None)
+        below, span, seen = span, parent, seen + 1
+    return None, None
 
 
-def judge_tally(calls: Mapping[Key, Tally], model: str, judge_mode: bool) -> Tally:
-    """The judge ``model``'s calls and tokens: in judge mode all of its calls, else its
-    calls inside empathy scorer spans (a grader's)."""
+def _member_place(span: tuple[Any, Any, Any] | None) -> int | None:
+    if span is None or span[1] != "task":
+        return None
+    match = _TASK_SPAN.fullmatch(str(span[2]))
+    return int(match.group(1)) if match else None
+
+
+def _scorer_base(name: Any) -> str:
+    return str(name).rsplit("/", 1)[-1]
+
+
+def score_tally(
+    calls: Mapping[Key, Tally],
+    model: str,
+    scorer: str,
+    own_output: bool = False,
+    member: int | None = None,
+) -> Tally:
+    """What ``model`` spent for the score ``scorer``: its calls inside that scorer's span (a
+    panel member's: inside its ``task-N`` span, ``member`` = N), and for a score of the
+    model's own output (``own_output``: judge mode) its calls outside every empathy
+    scorer's span too."""
     total = Tally()
-    for (name, scorer), tally in calls.items():
-        if name == model and (judge_mode or scorer is not None):
+    base = _scorer_base(scorer)
+    for (name, span, place), tally in calls.items():
+        if name != model:
+            continue
+        if span is None:
+            if own_output:
+                total.add(tally)
+        elif _scorer_base(span) == base and (member is None or place in (None, member)):
             total.add(tally)
     return total
+
+
+def scorer_spent(
+    calls: Mapping[Key, Tally], scorer: str, own_model: str | None
+) -> dict[str, Tally]:
+    """Each model's calls and tokens for the score ``scorer``, every panel seat together
+    (`score_tally`); ``own_model``: the judge whose own output the score reads (judge mode),
+    else None."""
+    spent: dict[str, Tally] = {}
+    models = [name for name, span, _ in calls if span is not None or name == own_model]
+    for model in dict.fromkeys(models):
+        tally = score_tally(calls, model, scorer, own_output=model == own_model)
+        if tally.calls or tally.input or tally.output:
+            spent[model] = tally
+    return spent

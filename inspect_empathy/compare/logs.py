@@ -19,7 +19,7 @@ import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +32,7 @@ from inspect_ai.log import (
     read_eval_log_samples,
 )
 
-from .._usage import Key, Tally, judge_tally, model_calls, usage_tally
+from .._usage import Key, Tally, member_model, model_calls, score_tally, usage_tally
 from ..dialogs import HUMAN_KEY, reply_words
 from ..dialogs import rater_ratings as dialog_rater_ratings
 from .checks import LogProblem, off_scale, repeated_samples, same_ratings, unfinished_reason
@@ -390,25 +390,37 @@ def _zip_records(path: str) -> dict[tuple[str, int], SampleRecord]:
 def _usage_row(
     summary: EvalSampleSummary,
     calls: dict[Key, Tally] | None,
-    judge: str,
-    members: list[str],
-    judge_mode: bool,
+    row: ScoreRow,
+    own: bool,
     reply_model: str,
 ) -> dict[str, Any]:
-    """The judge's calls and tokens in one sample (a panel's: its members' summed), and
-    ``members_usage`` for a panel (what each member spent, for its price)."""
-    per_model: dict[str, Tally] = {}
+    """The judge's calls and tokens for one score of one sample (a panel's: its members'
+    summed), and ``members_usage`` for a panel (what each seat spent, for its price).
+
+    From the sample's events (`_usage.score_tally`): the calls made for this score only
+    (``own``: a judge-mode score of the judge's own output also counts the judge's calls
+    outside every scorer). Without events, the sample's ``model_usage`` of the model, unless
+    it may be the reply model's too, or the model sits twice on the panel (NaN: not told
+    apart)."""
+    seats = row.members or [row.judge]
+    models = [member_model(seat) for seat in seats]
+    per_model: dict[str, Tally | None] = {}
     known = bool(calls)
-    for model in members or [judge]:
+    for index, (seat, model) in enumerate(zip(seats, models, strict=True)):
+        place = index + 1 if row.members else row.place
         if known:
-            per_model[model] = judge_tally(calls or {}, model, judge_mode)
+            per_model[seat] = score_tally(calls or {}, model, row.name, own, place)
+        elif row.shared or models.count(model) > 1:
+            per_model[seat] = None
         else:  # no events: the model's usage where it cannot be the reply model's too
             usage = (summary.model_usage or {}).get(model)
-            mine = judge_mode or model != reply_model
-            per_model[model] = usage_tally(usage if mine else None)
+            per_model[seat] = usage_tally(usage if own or model != reply_model else None)
+    if any(t is None for t in per_model.values()):
+        unknown = {"input_tokens": math.nan, "output_tokens": math.nan, "tokens": math.nan}
+        return {"calls": math.nan, "reasoning_tokens": math.nan, **unknown, "members_usage": None}
     total = Tally()
     for tally in per_model.values():
-        total.add(tally)
+        total.add(tally)  # type: ignore[arg-type]
     return {
         "calls": float(total.calls) if known else math.nan,
         "input_tokens": float(total.input),
@@ -416,7 +428,9 @@ def _usage_row(
         "reasoning_tokens": float(total.reasoning),
         "tokens": float(total.input + total.output),
         "members_usage": (
-            {m: (t.input, t.output, t.reasoning) for m, t in per_model.items()} if members else None
+            {m: (t.input, t.output, t.reasoning) for m, t in per_model.items() if t}
+            if row.members
+            else None
         ),
     }
 
@@ -431,11 +445,31 @@ def _answer(answer: Any, explanation: Any) -> str | None:
     return "\n".join(parts) or None
 
 
-def _score_rows(
-    summary: EvalSampleSummary, default_judge: str
-) -> list[tuple[str, float, str | None, str | None, dict[str, Any], str | None]]:
-    """(judge, value, method, unscored reason, metadata, the judge's answer) for each
-    empathy score of a sample.
+@dataclass
+class ScoreRow:
+    """One judge's score of a sample: a single judge's, a panel member's or a panel's."""
+
+    name: str
+    """The score's scorer (its span in the sample's events)."""
+    judge: str
+    value: float
+    method: str | None
+    reason: str | None
+    """Why it is unscored (None when scored)."""
+    meta: dict[str, Any]
+    answer: str | None
+    label: str = ""
+    """The judge as compared (`_labelled`; the judge where empty)."""
+    place: int | None = None
+    """A panel member's seat (1-based)."""
+    members: list[str] = field(default_factory=list)
+    """A panel's members (the panel's own row)."""
+    shared: bool = False
+    """A panel member whose model sits on the panel more than once."""
+
+
+def _score_rows(summary: EvalSampleSummary, default_judge: str) -> list[ScoreRow]:
+    """One `ScoreRow` for each empathy score of a sample, and one for each panel member.
 
     The metadata of a panel member's row is the panel score's with ``uncalibrated``
     removed (a calibration file maps the panel's score, not its members').
@@ -449,21 +483,24 @@ def _score_rows(
         value = _float(score.value)
         if isinstance(judges, dict) and judges:
             member_meta = {k: v for k, v in meta.items() if k != "uncalibrated"}
-            for member, info in judges.items():
+            members = [str(m) for m in judges]
+            models = [member_model(m) for m in members]
+            for place, (member, info) in enumerate(zip(members, judges.values(), strict=True)):
                 info = info if isinstance(info, dict) else {}
                 rows.append(
-                    (
-                        str(member),
-                        _float(info.get("value")),
-                        _text(info.get("method")),
-                        _text(info.get("unscored_reason")),
-                        member_meta,
-                        _answer(info.get("raw"), None),
-                    )
+                    ScoreRow(
+                        name, member, _float(info.get("value")), _text(info.get("method")),
+                        _text(info.get("unscored_reason")), member_meta,
+                        _answer(info.get("raw"), None), place=place + 1,
+                        shared=models.count(member_model(member)) > 1,
+                    )  # fmt: skip
                 )
-            panel = "panel(" + ", ".join(str(m) for m in judges) + ")"
+            panel = "panel(" + ", ".join(members) + ")"
             reason = _text(meta.get("unscored_reason"))
-            rows.append((panel, value, "panel", reason, meta, _text(score.explanation)))
+            rows.append(
+                ScoreRow(name, panel, value, "panel", reason, meta, _text(score.explanation),
+                         members=members)  # fmt: skip
+            )
             continue
         grader = meta.get("grader")
         judge = str(grader) if isinstance(grader, str) and grader else default_judge
@@ -471,7 +508,29 @@ def _score_rows(
         if reason is None and math.isnan(value):
             reason = _text(score.explanation) or "no score value"
         answer = _answer(score.answer, score.explanation)
-        rows.append((judge, value, _text(meta.get("method")), reason, meta, answer))
+        rows.append(ScoreRow(name, judge, value, _text(meta.get("method")), reason, meta, answer))
+    return rows
+
+
+def _own_outputs(log: EvalLog, mode: str) -> dict[str, bool]:
+    """For each empathy scorer of the log's results, whether it reads the judge's own
+    output (``from_output``: its calls are the judge's answers) rather than asking a grader
+    (`_summary.own_output`)."""
+    found: dict[str, bool] = {}
+    for result in (log.results.scores if log.results else []) or []:
+        params = result.params or {}
+        found[result.name] = bool(params.get("from_output")) if params else mode == JUDGE_MODE
+    return found
+
+
+def _labelled(rows: list[ScoreRow]) -> list[ScoreRow]:
+    """The rows with a judge that an earlier scorer of the same sample already has renamed
+    ``judge (scorer)``: a log re-scored by the same grader holds two scorings, not two
+    epochs."""
+    first: dict[str, str] = {}
+    for row in rows:
+        owner = first.setdefault(row.judge, row.name)
+        row.label = row.judge if owner == row.name else f"{row.judge} ({row.name})"
     return rows
 
 
@@ -487,6 +546,7 @@ def read_rows(path: str, log: EvalLog) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     keys: list[tuple[str, int]] = []
     records = sample_records(path)
+    own_outputs = _own_outputs(log, mode)
     for summary in read_eval_log_sample_summaries(path):
         keys.append((str(summary.id), summary.epoch))
         error = summary.error or None
@@ -508,15 +568,19 @@ def read_rows(path: str, log: EvalLog) -> list[dict[str, Any]]:
         }
         # the raters rated the dataset's reply: in response mode they are not the reference
         raters = rater_ratings(summary) if mode == JUDGE_MODE else None
-        scores = _score_rows(summary, default_judge)
+        scores = _labelled(_score_rows(summary, default_judge))
         if not scores:
             reason = None if error is not None else "no empathy score"
-            scores = [(default_judge, math.nan, None, reason, {}, None)]
+            scores = [ScoreRow("", default_judge, math.nan, None, reason, {}, None)]
         mine = record.calls if record is not None else None
-        for judge, value, method, reason, meta, answer in scores:
-            judges = meta.get("judges") if method == "panel" else None
-            members = [str(m) for m in judges] if isinstance(judges, dict) else []
-            usage = _usage_row(summary, mine, judge, members, mode == JUDGE_MODE, reply_model)
+        for row in scores:
+            judge, value, method, meta, answer = (
+                row.label or row.judge, row.value, row.method, row.meta, row.answer,
+            )  # fmt: skip
+            reason = row.reason
+            own = own_outputs.get(row.name, mode == JUDGE_MODE and not meta.get("grader"))
+            own = own and method != "panel" and row.place is None
+            usage = _usage_row(summary, mine, row, own, reply_model)
             if not math.isnan(value) and meta.get("uncalibrated") is not None:
                 # a log run with -T calibration: compare the judge's own scores (the
                 # calibrated columns map them, cross-fitted, once)
@@ -537,6 +601,8 @@ def read_rows(path: str, log: EvalLog) -> list[dict[str, Any]]:
                 | {
                     "reply_words": words,
                     "judge_model": judge,
+                    # the model behind the judge (a panel seat's, a second scoring's)
+                    "model": member_model(row.judge),
                     "score": value,
                     "method": method,
                     "unscored_reason": None if not math.isnan(value) else reason,
@@ -772,7 +838,7 @@ def per_dialog(rows: pd.DataFrame) -> pd.DataFrame:
     )
     grouped = rows.groupby(["judge", "id"], sort=False)
     samples = grouped.agg(
-        model=("judge_model", "first"),
+        model=("model", "first"),
         dataset=("dataset", "first"),
         score=("score", "mean"),
         method=("method", "first"),

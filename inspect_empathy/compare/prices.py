@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._usage import member_model
 from .comparison import CompareError, LogSource, is_baseline
 
 if TYPE_CHECKING:
@@ -120,7 +121,7 @@ def priced_models(samples: pd.DataFrame) -> set[str]:
     members_of = spent["members_usage"] if "members_usage" in spent else [None] * len(spent)
     for model, members in zip(spent["model"], members_of, strict=True):
         needed.update(members if isinstance(members, dict) else [str(model)])
-    return {m for m in needed if not is_baseline(m)}
+    return {member_model(m) for m in needed if not is_baseline(member_model(m))}
 
 
 def check_prices(prices: Prices, samples: pd.DataFrame) -> None:
@@ -146,7 +147,8 @@ def sample_costs(samples: pd.DataFrame, prices: Prices) -> pd.Series:
             str(row["model"]): (row["input_tokens"], row["output_tokens"], row["reasoning_tokens"])
         }  # fmt: skip
         total = 0.0
-        for model, (tokens_in, tokens_out, thinking) in spent.items():
+        for seat, (tokens_in, tokens_out, thinking) in spent.items():
+            model = member_model(seat)  # a model's second seat on a panel: name#2
             price = prices.models.get(model)
             if price is None:
                 if is_baseline(model):

@@ -93,10 +93,13 @@ def judge_table(
             "errored": int(status.get("errored", 0)),
         }
         row["coverage"] = row["scored"] / dialogs if dialogs else math.nan
-        x = wide.loc[common, judge].to_numpy(float)
-        h = human.reindex(common).to_numpy(float)
-        metrics = agreement(x, h) if len(common) else {}
-        row["n_common"] = len(common)
+        # a judge that scored nothing is outside the common set (`common_dialogs`): no
+        # agreement on it, rather than its NaN scores ranked
+        mine = common if row["scored"] else common[:0]
+        x = wide.loc[mine, judge].to_numpy(float)
+        h = human.reindex(mine).to_numpy(float)
+        metrics = agreement(x, h) if len(mine) else {}
+        row["n_common"] = len(mine)
         row["spearman"] = metrics.get("spearman", math.nan)
         low, high = stats.spearman_ci(x, h, resamples, stats.seed_for(str(judge), seed=seed))
         row["spearman_low"], row["spearman_high"] = low, high

@@ -249,3 +249,57 @@ def test_the_end_of_run_line_says_what_the_judge_spent(
         f"{grader['output']:.1f} output, 0 reasoning tokens per scored dialog"
     )
     assert any(r.getMessage().startswith(expected) for r in caplog.records), caplog.text
+
+
+# --- whose calls: seats of one model, scorings of one grader ------------------------------
+
+
+def test_a_model_sitting_twice_on_a_panel_is_two_seats(tmp_path: Path) -> None:
+    """Each seat (``name``, ``name#2``) gets its own calls (Inspect's ``collect()`` span of
+    the member), not one both and the other none, and is priced as its model."""
+    log = _eval(empathy_response(dataset=str(RESPONSE_JSONL)), tmp_path / "twice", LENGTH,
+                model_roles={"grader": [NO_N, NO_N]})  # fmt: skip
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({NO_N: {"input": 2.5, "output": 10}}))
+    table = compare_logs(tmp_path / "twice", resamples=0, prices=prices).judges.set_index("judge")
+    both = hand_count(log, NO_N)  # the two seats' calls together: the panel's
+    second, panel = f"{NO_N}#2", f"panel({NO_N}, {NO_N}#2)"
+    assert table.loc[panel, "calls_per_dialog"] == pytest.approx(both["calls"]) == 2
+    for seat in (NO_N, second):
+        assert table.loc[seat, "calls_per_dialog"] == pytest.approx(both["calls"] / 2)
+        assert table.loc[seat, "input_tokens_per_dialog"] == pytest.approx(both["input"] / 2)
+        assert table.loc[seat, "cost_per_dialog"] == pytest.approx(
+            table.loc[panel, "cost_per_dialog"] / 2
+        )
+
+
+def test_a_log_rescored_by_its_grader_holds_two_scorings_each_with_its_calls(
+    tmp_path: Path,
+) -> None:
+    """Re-scoring with the same grader is a second judge (named with its scorer), not a
+    second epoch, and each scoring counts only the calls made in its own scorer; a judge-mode
+    log re-scored by its own judge model: the new scorer made no call and scored nothing."""
+    from inspect_ai import score
+    from inspect_ai.log import write_eval_log
+
+    from inspect_empathy.scorer import empathy_scorer
+
+    replies = _eval(empathy_response(dataset=str(RESPONSE_JSONL)), tmp_path / "response",
+                    LENGTH, model_roles={"grader": LEXICON})  # fmt: skip
+    write_eval_log(score(replies, empathy_scorer(model=LEXICON), action="append", display="none"))
+    rescored = read_eval_log(str(replies.location))
+    assert hand_count(rescored, LEXICON)["calls"] == 2  # two scorings, one call each
+    table = compare_logs(tmp_path / "response", resamples=0).judges.set_index("judge")
+    again = f"{LEXICON} (empathy_scorer1)"
+    assert set(table.index) == {LEXICON, again}
+    for judge in (LEXICON, again):
+        assert table.loc[judge, "calls_per_dialog"] == 1
+        assert table.loc[judge, "scored"] == len(replies.samples or [])
+
+    judged = _eval(empathy(dataset=str(RESPONSE_JSONL)), tmp_path / "judge", LEXICON)
+    write_eval_log(score(judged, empathy_scorer(model=LEXICON), action="append", display="none"))
+    table = compare_logs(tmp_path / "judge", resamples=0).judges.set_index("judge")
+    assert table.loc[LEXICON, "calls_per_dialog"] == 1
+    assert table.loc[again, "scored"] == 0 and math.isnan(table.loc[again, "spearman"])
+    lines = cost_lines(read_eval_log(str(judged.location)))
+    assert len(lines) == 1 and lines[0].startswith(f"judge {LEXICON}: 1.0 calls"), lines
