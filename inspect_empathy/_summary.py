@@ -71,6 +71,10 @@ def summary_lines(log: EvalLog, reasons: Counter[tuple[str, str]] | None = None)
         if unscored:
             mine = Counter({r: c for (n, r), c in reasons.items() if n == result.name})
             shown = "; ".join(f"{count} × {reason}" for reason, count in mine.most_common(3))
+            epochs = log.eval.config.epochs or 1
+            if shown and epochs > 1:
+                # the samples are dialogs (epochs reduced), the reasons are each epoch's
+                shown = f"reasons over the {epochs} epochs of each dialog: {shown}"
             line += f"; {unscored} unscored" + (f": {shown}" if shown else "")
         lines.append(line)
     return lines

@@ -59,7 +59,7 @@ def judge(skip_hard: bool):
     return answer
 
 
-def run(tmp_path: Path, skip_hard: bool) -> EvalLog:
+def run(tmp_path: Path, skip_hard: bool, epochs: int = 1) -> EvalLog:
     dataset = write_dialogs(tmp_path / "d.jsonl")
     model = get_model("mockllm/model", custom_outputs=judge(skip_hard))
     [log] = eval(
@@ -67,6 +67,7 @@ def run(tmp_path: Path, skip_hard: bool) -> EvalLog:
         model=model,
         log_dir=str(tmp_path / ("twin" if skip_hard else "judge")),
         display="none",
+        epochs=epochs,
     )
     assert log.status == "success"
     return log
@@ -133,6 +134,18 @@ def test_the_end_of_run_line_names_the_judge(tmp_path: Path) -> None:
 
     [line] = summary_lines(run(tmp_path, skip_hard=True))
     assert line.startswith(f"empathy_scorer (judge: mockllm/model): {N - len(HARD)} of {N}")
+    assert f"; {len(HARD)} unscored: {len(HARD)} × " in line
+
+
+def test_the_end_of_run_line_says_its_reasons_are_counted_per_epoch(tmp_path: Path) -> None:
+    """With epochs the unscored count is of dialogs and the reasons are of epochs: the line
+    says so, rather than '6 unscored: 12 × ...'."""
+    from inspect_empathy._summary import summary_lines
+
+    [line] = summary_lines(run(tmp_path, skip_hard=True, epochs=2))
+    assert f"{N - len(HARD)} of {N} samples scored" in line
+    reasons = f"reasons over the 2 epochs of each dialog: {2 * len(HARD)} × "
+    assert f"; {len(HARD)} unscored: {reasons}" in line
 
 
 OTHER_TASK = '''

@@ -441,7 +441,8 @@ def test_metadata_past_the_summary_limit_is_read_whole(tmp_path: Path) -> None:
         for s in log.samples or []
         for name, j in s.scores["empathy_scorer"].metadata["judges"].items()
     }
-    assert dict(zip(zip(members["id"], members["judge"]), members["score"])) == expected
+    keys = zip(members["id"], members["judge"], strict=True)
+    assert dict(zip(keys, members["score"], strict=True)) == expected
 
     raters = [f"crowd_worker_{k:03d}" for k in range(60)]
     frame = pd.DataFrame(
