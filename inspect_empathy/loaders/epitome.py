@@ -166,14 +166,19 @@ def load_epitome(path: Path, report: LoadReport, **mapping: Any) -> Iterator[Loc
     repeated = 0
     for key, rows in first.items():
         where = rows[0][0]
+        at = where  # where a problem is: the row being read when it is found
         try:
             levels: dict[str, float] = {}
             for d in dimensions:
                 entries = tables[d].get(key)
                 if entries is None:
                     raise RecordProblem(MISSING_FIELD, f"pair {key} is missing from the {d} file")
-                values = [parse_rating(e[1][2], LEVELS, f"{d} level") for e in entries]
+                values = []
+                for row_where, entry in entries:
+                    at = row_where  # a bad level is reported at its own row
+                    values.append(parse_rating(entry[2], LEVELS, f"{d} level"))
                 levels[d] = sum(values) / len(values)
+            at = where
             seeker, response = rows[0][1][0].strip(), rows[0][1][1].strip()
             _check_same_text(key, [e for d in dimensions for e in tables[d][key]])
             if not seeker and not response:
@@ -183,7 +188,7 @@ def load_epitome(path: Path, report: LoadReport, **mapping: Any) -> Iterator[Loc
             if not response:
                 raise RecordProblem(NO_BOT_REPLY, "empty response_post: no reply to rate")
         except RecordProblem as ex:
-            report.problem(where, ex.kind, ex.detail)
+            report.problem(at, ex.kind, ex.detail)
             continue
         repeats = max(len(tables[d][key]) for d in dimensions)
         if repeats > 1:

@@ -12,7 +12,14 @@ and the seeker's end-of-chat survey in ``survey_score.seeker`` (strings, 1-5).
 - ``unit: star``: one sample per feedback star. A star (1-5) sits on the seeker turn
   that follows the replies it rates; the dialog is cut just before that turn, and
   before any seeker turns directly in front of it, so it ends with the rated
-  replies. Sample ids: ``esconv-<index>-t<turn index of the star>``.
+  replies. Sample ids: ``esconv-<index>-t<turn index of the star>``. An empty star
+  (``""`` or null) is an unrated turn, context only, like an empty rating cell in
+  ``layout: turns``: it gives no sample and is counted (``excluded`` and a note naming
+  where).
+
+A turn with empty content is left out of its dialog and counted in a load note naming the
+conversation and turn (the generic loaders refuse one; a published corpus that holds one
+must still load).
 """
 
 from __future__ import annotations
@@ -44,6 +51,9 @@ ROLES = {"speaker": "user", "seeker": "user", "usr": "user",
          "listener": "bot", "supporter": "bot", "sys": "bot"}  # fmt: skip
 SCALE = (1.0, 5.0)
 NO_SCORE = "no seeker empathy score"
+EMPTY_STAR = "empty feedback star"
+SHOWN = 5
+"""How many empty stars' places a load note names before it gives only a count."""
 
 
 def looks_like(data: Any) -> bool:
@@ -71,6 +81,8 @@ def load_esconv(
             return
     if not isinstance(data, list):
         raise DatasetError(f"{path}: not an ESConv file: expected a JSON list of conversations")
+    empty_stars: list[str] = []
+    empty_turns: list[str] = []
     for index, conversation in enumerate(data):
         where = f"{path}: conversation {index}"
         try:
@@ -78,6 +90,7 @@ def load_esconv(
         except RecordProblem as ex:
             report.problem(where, ex.kind, ex.detail)
             continue
+        empty_turns += [f"conversation {index} turn {t}" for t, _, text, _ in steps if not text]
         if unit == "conversation":
             try:
                 record = _conversation_record(index, steps, context, report)
@@ -87,11 +100,28 @@ def load_esconv(
             if record is not None:
                 yield where, record
         else:
-            yield from _star_records(index, steps, context, report, where)
+            yield from _star_records(index, steps, context, report, where, empty_stars)
+    if empty_turns:
+        more = len(empty_turns) - SHOWN
+        report.note(
+            f"{path}: {len(empty_turns)} turn(s) with empty content left out of their dialogs: "
+            f"{', '.join(empty_turns[:SHOWN])}" + (f" and {more} more" if more > 0 else "")
+        )
+    if empty_stars:
+        report.exclude(EMPTY_STAR, len(empty_stars))
+        more = len(empty_stars) - SHOWN
+        report.note(
+            f"{path}: {len(empty_stars)} empty feedback star(s) read as unrated turns, no "
+            f"sample: {', '.join(empty_stars[:SHOWN])}" + (f" and {more} more" if more > 0 else "")
+        )
 
 
 Step = tuple[int, str, str, Any]
-"""(turn index in the file, role, content, feedback star or None)."""
+"""(turn index in the file, role, content, feedback star: None without one, ``EMPTY`` for
+an empty one)."""
+
+EMPTY: Any = object()
+"""The feedback star of a turn whose ``feedback`` is present but empty (``""`` or null)."""
 
 
 def _steps(conversation: Any) -> tuple[list[Step], dict[str, Any]]:
@@ -115,6 +145,9 @@ def _steps(conversation: Any) -> tuple[list[Step], dict[str, Any]]:
             raise RecordProblem(MISSING_FIELD, f"turn {index}: missing field 'content'")
         annotation = turn.get("annotation") or {}
         star = annotation.get("feedback") if isinstance(annotation, dict) else None
+        if isinstance(annotation, dict) and "feedback" in annotation:
+            if star is None or (isinstance(star, str) and not star.strip()):
+                star = EMPTY
         steps.append((index, role, content.strip(), star))
     context = {
         key: conversation[key]
@@ -134,7 +167,7 @@ def _turns(steps: list[Step]) -> tuple[list[Turn], int]:
         end -= 1
     turns: list[Turn] = []
     for _, role, content, _ in steps[:end]:
-        if content:
+        if content:  # an empty turn is left out (counted by load_esconv)
             add_turn(turns, role, content)
     return turns, len(steps) - end
 
@@ -170,10 +203,18 @@ def _conversation_record(
 
 
 def _star_records(
-    index: int, steps: list[Step], context: dict[str, Any], report: LoadReport, where: str
+    index: int,
+    steps: list[Step],
+    context: dict[str, Any],
+    report: LoadReport,
+    where: str,
+    empty_stars: list[str],
 ) -> Iterator[Located]:
     for position, (turn_index, role, _, star) in enumerate(steps):
-        if star is None or star == "":
+        if star is None:
+            continue
+        if star is EMPTY:  # an unrated turn: counted by the caller, context for later stars
+            empty_stars.append(f"conversation {index} turn {turn_index}")
             continue
         star_where = f"{where} turn {turn_index}"
         try:

@@ -1,17 +1,18 @@
 """Named corpora on fixtures written in their real formats (invented text), and the hub."""
 
+import json
 import sys
 import types
 from pathlib import Path
 
 import pytest
-from loader_helpers import FIXTURES, by_id
+from loader_helpers import FIXTURES, by_id, load_error
 
 from inspect_empathy import DatasetError, load_dialogs
 from inspect_empathy.dataset import skipped_summary
 from inspect_empathy.dialogs import HUMAN_RATINGS_KEY, rater_ratings
 from inspect_empathy.loaders import infer_format
-from inspect_empathy.loaders._problems import LoadReport
+from inspect_empathy.loaders._problems import LoadReport, RecordProblem
 from inspect_empathy.loaders.empathetic_dialogues import parse_selfeval, records_from_utterances
 from inspect_empathy.loaders.ieval import parse_chat_log
 
@@ -97,6 +98,89 @@ def test_ieval_chat_log_ending_with_the_user_is_invalid(tmp_path: Path) -> None:
         load_dialogs(path)
 
 
+def _ieval_side(bots: tuple[str, ...] = ("Pink", "Green"), **conversation: object) -> dict:
+    """One side of an iEval task with the named bots, each a short rated chat."""
+    chat = {"chat_log": "- I passed my driving test!\n- Well done, how do you feel?",
+            "EU": 4, "ER": 5, **conversation}  # fmt: skip
+    return {"conv_id": "hit:1_conv:2", "emotion": "proud", "prompt": "I passed.",
+            **{bot: dict(chat) for bot in bots}}  # fmt: skip
+
+
+def _ieval_file(tmp_path: Path, *tasks: dict) -> Path:
+    path = tmp_path / "ieval.json"
+    path.write_text(json.dumps(list(tasks)), encoding="utf-8")
+    return path
+
+
+def test_ieval_task_missing_one_of_the_files_bots_is_invalid(tmp_path: Path) -> None:
+    # the file's bots are those its tasks hold: a side without one is a problem, not
+    # silently one sample fewer
+    path = _ieval_file(tmp_path, {"part": 0, "positive": _ieval_side(),
+                                  "negative": _ieval_side(("Pink",))})  # fmt: skip
+    message = load_error(path)
+    assert "1 invalid record(s) (missing field: 1)" in message
+    assert (
+        "ieval.json: task 0 negative Green: missing field 'Green': no Green bot conversation "
+        "(the file's bots: Pink, Green)"
+    ) in message
+    dataset = load_dialogs(path, on_invalid="skip")
+    assert [s.id for s in dataset] == ["ieval-0-pos-pink", "ieval-0-pos-green", "ieval-0-neg-pink"]
+    summary = skipped_summary(dataset)
+    assert summary is not None and summary["skipped"] == {"missing field": 1}
+    # bots other than the published four are named in the notes
+    assert any("the tasks hold the bots Pink, Green" in note for note in summary["notes"])
+
+
+def test_ieval_bot_that_is_not_an_object_is_invalid(tmp_path: Path) -> None:
+    negative = _ieval_side()
+    negative["Green"] = "no conversation"
+    path = _ieval_file(tmp_path, {"part": 0, "positive": _ieval_side(), "negative": negative})
+    assert "task 0 negative Green: 'Green' is not a bot conversation object" in load_error(path)
+
+
+def test_ieval_empty_chat_log_turn_is_invalid(tmp_path: Path) -> None:
+    with pytest.raises(RecordProblem, match="turn 2 has empty content"):
+        parse_chat_log("- hi\n- \n- bye\n- ok")
+    side = _ieval_side(chat_log="- I passed my driving test!\n- \n- I did.\n- Great.")
+    path = _ieval_file(tmp_path, {"part": 0, "positive": side, "negative": _ieval_side()})
+    message = load_error(path)
+    assert "2 invalid record(s) (bad value: 2)" in message
+    assert "ieval.json: task 0 positive Pink: turn 2 has empty content" in message
+
+
+def test_ieval_single_label_needs_only_that_rating(tmp_path: Path) -> None:
+    positive = _ieval_side()
+    positive["Pink"]["EU"] = None
+    path = _ieval_file(tmp_path, {"part": 0, "positive": positive, "negative": _ieval_side()})
+    dataset = load_dialogs(path, label="ER")
+    pink = by_id(dataset)["ieval-0-pos-pink"]
+    assert pink.metadata["human_rating"] == 5.0
+    assert "EU" not in pink.metadata and pink.metadata["ER"] == 5.0
+    summary = skipped_summary(dataset)
+    assert summary is not None
+    assert (
+        "1 conversation(s) without an EU rating loaded (label ER needs only ER)"
+        in (summary["notes"])
+    )
+    # the mean and the label EU need the missing rating
+    assert "task 0 positive Pink: missing field 'EU'" in load_error(path)
+    assert "task 0 positive Pink: missing field 'EU'" in load_error(path, label="EU")
+    # a rating present is still checked
+    positive["Pink"]["EU"] = 6
+    path = _ieval_file(tmp_path, {"part": 0, "positive": positive, "negative": _ieval_side()})
+    assert "EU 6 is outside the scale 1-5" in load_error(path, label="ER")
+
+
+def test_ieval_repeated_part_names_both_tasks_apart(tmp_path: Path) -> None:
+    task = {"part": 0, "positive": _ieval_side(), "negative": _ieval_side()}
+    path = _ieval_file(tmp_path, task, task)
+    message = load_error(path)
+    assert (
+        f"{path}: task 0 (list index 1) positive Pink: duplicate id 'ieval-0-pos-pink' "
+        f"(first at {path}: task 0 positive Pink)"
+    ) in message
+
+
 def test_esconv_conversation_scores() -> None:
     dataset = load_dialogs(FIXTURES / "esconv.json")
     samples = by_id(dataset)
@@ -126,6 +210,37 @@ def test_esconv_one_sample_per_feedback_star() -> None:
     late = samples["esconv-0-t9"]
     assert late.input[-1].text.startswith("Replies often take a few weeks")
     assert late.metadata["seeker_turns_cut"] == 1
+
+
+@pytest.mark.parametrize("unit", ["conversation", "star"])
+def test_esconv_turn_with_empty_content_is_left_out_and_noted(tmp_path: Path, unit: str) -> None:
+    text = (FIXTURES / "esconv.json").read_text(encoding="utf-8")
+    path = tmp_path / "esconv.json"
+    path.write_text(text.replace('"Hello! What is on your mind today?"', '" \\n"'), "utf-8")
+    dataset = load_dialogs(path, unit=unit)
+    assert len(dataset) == len(load_dialogs(FIXTURES / "esconv.json", unit=unit))
+    texts = [m.text for s in dataset for m in s.input]
+    assert "Hello! What is on your mind today?" not in texts and "" not in texts
+    summary = skipped_summary(dataset)
+    assert summary is not None
+    assert f"{path}: 1 turn(s) with empty content left out of their dialogs: conversation 0 " \
+        "turn 1" in summary["notes"]
+
+
+@pytest.mark.parametrize("empty", ['""', "null"])
+def test_esconv_empty_feedback_star_is_an_unrated_turn_counted(tmp_path: Path, empty: str) -> None:
+    text = (FIXTURES / "esconv.json").read_text(encoding="utf-8")
+    path = tmp_path / "esconv.json"
+    path.write_text(text.replace('{"feedback": "5"}', f'{{"feedback": {empty}}}'), "utf-8")
+    dataset = load_dialogs(path, unit="star")
+    # the later star still rates its replies, with the unrated turn as context
+    assert [s.id for s in dataset] == ["esconv-0-t9", "esconv-1-t2"]
+    assert "A few places, no replies yet." in [m.text for m in by_id(dataset)["esconv-0-t9"].input]
+    summary = skipped_summary(dataset)
+    assert summary is not None and summary["excluded"] == {"empty feedback star": 1}
+    assert summary["notes"] == [
+        f"{path}: 1 empty feedback star(s) read as unrated turns, no sample: conversation 0 turn 6"
+    ]
 
 
 def test_esconv_unit_must_be_known() -> None:
@@ -158,6 +273,24 @@ def test_epitome_joined_on_pairs_with_the_sum_by_default() -> None:
     assert skipped_summary(dataset)["excluded"] == {  # type: ignore[index]
         "repeated (sp_id, rp_id) row folded into one sample": 1
     }
+
+
+@pytest.mark.parametrize(("line", "at"), [(3, 3), (5, 5)])
+def test_epitome_bad_level_is_reported_at_its_own_row(tmp_path: Path, line: int, at: int) -> None:
+    # the level is in the interpretations file (line 5: the second row of a repeated pair);
+    # the problem names that row, not the emotional-reactions row the sample's text is from
+    for name in ("emotional-reactions-reddit.csv", "explorations-reddit.csv"):
+        (tmp_path / name).write_bytes((FIXTURES / "epitome" / name).read_bytes())
+    lines = (FIXTURES / "epitome" / "interpretations-reddit.csv").read_text("utf-8").splitlines()
+    cells = lines[line - 1].rsplit(",", 2)
+    lines[line - 1] = ",".join([cells[0], "3", cells[2]])
+    (tmp_path / "interpretations-reddit.csv").write_text("\n".join(lines) + "\n", "utf-8")
+    message = load_error(tmp_path)
+    assert "1 invalid record(s) (rating outside the scale: 1)" in message
+    assert (
+        f"interpretations-reddit.csv:{at}: interpretations level '3' is outside the scale 0-2"
+    ) in message
+    assert "emotional-reactions-reddit.csv" not in message
 
 
 def test_epitome_one_dimension_from_one_file() -> None:
