@@ -31,7 +31,7 @@ from typing import Any
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from ._stats import krippendorff_alpha, round_score
-from .metrics import EPOCHS_KEY
+from .metrics import EPOCHS_KEY, UNCALIBRATED_KEY
 
 COLUMNS = ("self_sd", "self_flip", "self_alpha", "self_dialogs", "self_epochs")
 """The figures, as metric names and as columns of ``compare``'s ``judges.csv``."""
@@ -72,11 +72,16 @@ def self_consistency_figures(epochs: Iterable[Sequence[Any]]) -> dict[str, float
 
 
 def epoch_values(score: SampleScore) -> list[float | None] | None:
-    """Each epoch's value kept by `empathy_mean` in a reduced score, or None."""
+    """Each epoch's value kept by `empathy_mean` in a reduced score (the judge's own,
+    uncalibrated value where ``-T calibration`` mapped it: a map does not make a judge
+    more consistent), or None."""
     epochs = (score.score.metadata or {}).get(EPOCHS_KEY)
     if not isinstance(epochs, list):
         return None
-    return [_finite(e.get("value")) if isinstance(e, dict) else None for e in epochs]
+    return [
+        _finite(e.get(UNCALIBRATED_KEY, e.get("value"))) if isinstance(e, dict) else None
+        for e in epochs
+    ]
 
 
 @metric

@@ -34,6 +34,22 @@ def human_rating(sample_score: SampleScore) -> float | None:
     return None
 
 
+UNCALIBRATED_KEY = "uncalibrated"
+"""Score metadata key: the judge's own score where ``-T calibration`` mapped it."""
+
+RANK_KEYS = ("spearman", "kendall", "pearson")
+"""The agreement metrics read on the judge's own scores: calibration is for where the scores
+sit on the scale (MAE, RMSE, QWK, exact, within one), never for their order."""
+
+
+def own_score(sample_score: SampleScore) -> float:
+    """The judge's own score: the uncalibrated one where a calibration file mapped it."""
+    raw = (sample_score.score.metadata or {}).get(UNCALIBRATED_KEY)
+    if isinstance(raw, int | float) and not isinstance(raw, bool) and math.isfinite(raw):
+        return float(raw)
+    return sample_score.score.as_float()
+
+
 @metric
 def human_agreement() -> Metric:
     """Spearman, Kendall tau-b, Pearson, MAE, RMSE, QWK, exact and within-one
@@ -42,18 +58,30 @@ def human_agreement() -> Metric:
     Reports nothing when no sample carries a human rating. ``spearman`` (judge
     mode's headline) is always reported when some do, and before any sample is
     scored: NaN while it is undefined (fewer than two pairs, or no variation),
-    so that the headline resolves.
+    so that the headline resolves. With ``-T calibration`` the correlations
+    (`RANK_KEYS`) are on the judge's own scores (`own_score`), the rest on the
+    calibrated ones.
     """
 
     def compute(scores: list[SampleScore]) -> Value:
         if not scores:
             # nothing scored yet (Inspect's live results): keep the headline resolvable
             return {"spearman": float("nan")}
-        pairs = [(s.score.as_float(), h) for s in scores if (h := human_rating(s)) is not None]
-        if not pairs:
+        rated = [(s, h) for s in scores if (h := human_rating(s)) is not None]
+        if not rated:
             return {}
-        judge, human = zip(*pairs, strict=True)
-        return {"spearman": float("nan"), **agreement(judge, human)}
+        human = [h for _, h in rated]
+        shown = [s.score.as_float() for s, _ in rated]
+        result = {"spearman": float("nan"), **agreement(shown, human)}
+        own = [own_score(s) for s, _ in rated]
+        if own != shown:
+            ranks = agreement(own, human)
+            for key in RANK_KEYS:
+                result.pop(key, None)
+                if key in ranks:
+                    result[key] = ranks[key]
+            result.setdefault("spearman", float("nan"))
+        return result
 
     return compute
 
@@ -109,7 +137,8 @@ def coverage_agreement() -> Metric:
     ``somers_d_all``: Somers' D of the judge's scores on the human ratings over every
     rated dialog of the run, a dialog the judge left unscored counting as ordered
     against people in each of its pairs (`somers_d_all`): a judge that skips hard
-    dialogs cannot rank above the same judge scoring them all. ``coverage``: scored
+    dialogs cannot rank above the same judge scoring them all. On the judge's own
+    scores (`own_score`): a calibration map does not move it. ``coverage``: scored
     samples / samples in the run. Both need the run's counts in the sample metadata
     (``run_samples``, ``run_rated``: datasets from `load_dialogs` carry them); without
     them only ``somers_d_all`` over the scored dialogs is reported.
@@ -123,7 +152,7 @@ def coverage_agreement() -> Metric:
         run_samples = _run_count(scores, RUN_SAMPLES_KEY)
         if run_samples:
             result["coverage"] = min(1.0, len(scores) / run_samples)
-        pairs = [(s.score.as_float(), h) for s in scores if (h := human_rating(s)) is not None]
+        pairs = [(own_score(s), h) for s in scores if (h := human_rating(s)) is not None]
         run_rated = _run_count(scores, RUN_RATED_KEY)
         if pairs or run_rated:
             judge, human = (list(v) for v in zip(*pairs, strict=True)) if pairs else ([], [])

@@ -8,7 +8,7 @@ from typing import Any
 
 from inspect_ai.scorer import Score, ScoreReducer, score_reducer
 
-from .metrics import EPOCHS_KEY
+from .metrics import EPOCHS_KEY, UNCALIBRATED_KEY
 
 
 def _scored(score: Score) -> bool:
@@ -61,6 +61,14 @@ def _one_epoch(score: Score) -> Score:
     return score.model_copy(update={"metadata": kept})
 
 
+def _own(score: Score) -> dict[str, float]:
+    """``{"uncalibrated": the judge's own score}`` of a scored, calibrated epoch, else {}."""
+    raw = (score.metadata or {}).get(UNCALIBRATED_KEY)
+    if _scored(score) and isinstance(raw, int | float) and not isinstance(raw, bool):
+        return {UNCALIBRATED_KEY: float(raw)}
+    return {}
+
+
 @score_reducer(name="empathy_mean")
 def empathy_mean() -> ScoreReducer:
     """Mean of the scored epochs, keeping what each epoch's judgement was.
@@ -82,6 +90,7 @@ def empathy_mean() -> ScoreReducer:
         base[EPOCHS_KEY] = [
             {
                 "value": s.value if _scored(s) else None,
+                **_own(s),
                 "method": (s.metadata or {}).get("method"),
                 **(
                     {"unscored_reason": (s.metadata or {}).get("unscored_reason")}
@@ -103,6 +112,12 @@ def empathy_mean() -> ScoreReducer:
             )
         values = [s.as_float() for s in scored]
         value = statistics.fmean(values)
+        own = [_own(s).get(UNCALIBRATED_KEY) for s in scored]
+        if UNCALIBRATED_KEY in base:  # calibrated: the judge's own mean, not one epoch's
+            if all(v is not None for v in own):
+                base[UNCALIBRATED_KEY] = statistics.fmean(float(v) for v in own)  # type: ignore[arg-type]
+            else:
+                del base[UNCALIBRATED_KEY]
         distribution = _mean_distribution(scored)
         if distribution is not None:
             base["distribution"] = distribution

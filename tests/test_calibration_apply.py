@@ -99,3 +99,47 @@ def test_compare_reads_the_judges_own_scores_from_a_calibrated_log(
     calibrated = compare_judges(str(tmp_path / "calibrated"), resamples=50)
     assert calibrated["mean_score"].tolist() == pytest.approx(plain["mean_score"].tolist())
     assert calibrated["mae"].tolist() == pytest.approx(plain["mae"].tolist())
+
+
+def test_a_map_that_merges_levels_moves_no_rank_or_self_consistency_metric(
+    tmp_path: Path,
+) -> None:
+    """An isotonic map is flat between 3 and 4: the calibrated scores tie dialogs the judge
+    told apart, and epochs the judge scored 3 and 4 agree after it. The log's Spearman,
+    Kendall, Pearson, headline Somers' D and self-consistency stay the judge's own (as
+    compare shows them); MAE is the calibrated scores'."""
+    from collections import Counter
+
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+
+    from inspect_empathy.calibration import Calibration
+
+    flat = tmp_path / "flat.json"
+    Calibration("isotonic", {"x": [1.0, 3.0, 4.0, 5.0], "y": [1.0, 4.0, 4.0, 5.0]}, 40).to_json(
+        flat
+    )
+    asked: Counter[str] = Counter()
+
+    def answer(messages, tools, tool_choice, config) -> ModelOutput:  # noqa: ANN001
+        prompt = messages[-1].text
+        asked[prompt] += 1
+        level = 2 + len(prompt) % 3 + (asked[prompt] - 1)  # 2-4, and one higher the 2nd time
+        output = ModelOutput.from_content("mockllm/model", str(min(level, 5)))
+        output.usage = ModelUsage(input_tokens=10, output_tokens=1, total_tokens=11)
+        return output
+
+    found = {}
+    for name, calibration in (("raw", None), ("flat", str(flat))):
+        asked.clear()
+        [log] = eval(
+            empathy(dataset=str(FIXTURE), method="parse", calibration=calibration),
+            model=get_model("mockllm/model", custom_outputs=answer), epochs=2,
+            log_dir=str(tmp_path / name), display="none",
+        )  # fmt: skip
+        assert log.status == "success" and log.results is not None
+        found[name] = {k: m.value for k, m in log.results.scores[0].metrics.items()}
+    raw, flat_metrics = found["raw"], found["flat"]
+    assert raw["self_flip"] > 0 and raw["spearman"] == raw["spearman"]  # a real, defined test
+    for key in ("spearman", "kendall", "pearson", "somers_d_all", "self_flip", "self_alpha"):
+        assert flat_metrics[key] == pytest.approx(raw[key]), key
+    assert flat_metrics["mae"] != pytest.approx(raw["mae"])
