@@ -1,9 +1,10 @@
 """``inspect-empathy calibrate``: fit a calibration map on labelled judge-mode logs.
 
 The logs are read as the comparison reads them (``logs.read_logs``: the empathy
-scorer's scores, the human rating of each sample); epochs are averaged per log
-and dialog, and every (score, human rating) pair of the chosen judge is used. A log
-scored with a calibration file is fitted on its raw scores (``uncalibrated``).
+scorer's scores, the human rating of each sample); a dialog's scores are averaged over
+its epochs and over the logs that judged it (one dialog, one point: ``n`` counts
+dialogs), and every dialog of the chosen judge with a score and a human rating is used.
+A log scored with a calibration file is fitted on its raw scores (``uncalibrated``).
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ def calibrate_logs(
     headers, all_rows, notes = read_logs(paths)
     if notes:
         raise CalibrateError(notes[0].replace(": skipped (", ": cannot calibrate on it (", 1))
-    pairs: dict[str, dict[tuple[str, str], list[tuple[float, float]]]] = {}
+    pairs: dict[str, dict[tuple[str, str], list[tuple[float, float, str]]]] = {}
+    rubrics: dict[str, dict[str, str]] = {}
     for header, rows in zip(headers, all_rows, strict=True):
         if header["status"] != "success" and header["held"] < header["expected"]:
             why = unfinished_reason(
@@ -62,7 +64,11 @@ def calibrate_logs(
         name = Path(display_path(header["log"])).name
         for row in rows:
             per_judge = pairs.setdefault(row["judge_model"], {})
-            per_judge.setdefault((name, row["id"]), []).append((row["uncalibrated"], row["human"]))
+            # one dialog (its id and content) is one point, however many logs judged it
+            per_judge.setdefault((row["id"], row["content"]), []).append(
+                (row["uncalibrated"], row["human"], name)
+            )
+            rubrics.setdefault(row["judge_model"], {})[str(header.get("rubric"))] = name
     judges = sorted(pairs)
     if judge is None:
         if len(judges) > 1:
@@ -72,15 +78,21 @@ def calibrate_logs(
         judge = judges[0]
     elif judge not in pairs:
         raise CalibrateError(f"no judge {judge!r} in the logs (found: {', '.join(judges)})")
+    if len(rubrics[judge]) > 1:
+        shown = ", ".join(f"{r} ({log})" for r, log in rubrics[judge].items())
+        raise CalibrateError(
+            f"{judge}: the logs were run with different rubrics ({shown}): a map is fitted "
+            "for one rubric; calibrate on the logs of one"
+        )
     scores, ratings, used = [], [], []
-    for (name, _), values in pairs[judge].items():
-        scored = [s for s, _ in values if not math.isnan(s)]
-        human = next((h for _, h in values if not math.isnan(h)), math.nan)
+    for values in pairs[judge].values():
+        scored = [s for s, _, _ in values if not math.isnan(s)]
+        human = next((h for _, h, _ in values if not math.isnan(h)), math.nan)
         if not scored or math.isnan(human):
             continue
         scores.append(sum(scored) / len(scored))
         ratings.append(human)
-        used.append(name)
+        used.extend(name for s, _, name in values if not math.isnan(s))
     if not scores:
         shown = ", ".join(Path(display_path(h["log"])).name for h in headers)
         raise CalibrateError(

@@ -276,6 +276,16 @@ def test_calibrate_then_apply_with_the_baseline_judge(
     raw_fit = calibrate_logs([plain], judge=LEXICON)[0]
     assert again.n == raw_fit.n == 30
     assert again.parameters["offset"] == pytest.approx(raw_fit.parameters["offset"])
+    # the two logs judged the same 30 dialogs: 30 points, not 60, both logs named
+    both = calibrate_logs([applied, plain], judge=LEXICON)[0]
+    assert both.n == 30 and len(both.fitted_on) == 2
+    assert both.parameters["offset"] == pytest.approx(raw_fit.parameters["offset"])
+    # a map fits one rubric: logs of two rubrics are refused, naming them
+    other = tmp_path / "anchored"
+    eval(empathy(dataset=str(JUDGES_JSONL), rubric="anchored"), model=LEXICON,
+         log_dir=str(other), display="none")  # fmt: skip
+    with pytest.raises(CalibrateError, match="different rubrics .*anchored"):
+        calibrate_logs([plain, other], judge=LEXICON)
 
 
 def test_calibrate_methods_and_judge_choice(rated_logs: Path) -> None:
