@@ -49,6 +49,15 @@ class Rubric:
         return {"name": self.name, "sha256": self.sha256[:16], "source": self.source}
 
 
+def rubric_label(identity: object) -> str:
+    """A rubric's short label from its logged identity: ``seed``, or ``name:`` and the
+    first 8 hex digits of its content hash (two files of one name are two rubrics)."""
+    if isinstance(identity, dict) and identity.get("name"):
+        name = str(identity["name"])
+        return name if name == SEED else f"{name}:{str(identity.get('sha256', ''))[:8]}"
+    return SEED
+
+
 def _bundled(name: str) -> str:
     return files("inspect_empathy").joinpath(f"prompts/{name}").read_text("utf-8")
 

@@ -223,6 +223,12 @@ class Calibration:
     created: str = field(
         default_factory=lambda: datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     )
+    judge: str | None = None
+    """The judge whose scores it was fitted on (``inspect-empathy calibrate`` records it):
+    applied to another judge's scores it is refused."""
+    rubric: str | None = None
+    """The rubric those scores answered (``seed``, or ``name:sha256[:8]``): refused under
+    another rubric."""
 
     def apply(self, score: float) -> float:
         """The calibrated score (1-5) of one judge score; NaN stays NaN."""
@@ -242,6 +248,8 @@ class Calibration:
             "n": self.n,
             "fitted_on": list(self.fitted_on),
             "created": self.created,
+            **({"judge": self.judge} if self.judge is not None else {}),
+            **({"rubric": self.rubric} if self.rubric is not None else {}),
         }
 
     def to_json(self, path: str | Path | None = None) -> str:
@@ -305,13 +313,29 @@ class Calibration:
         fitted_on = data.get("fitted_on", [])
         if not isinstance(fitted_on, list) or not all(isinstance(s, str) for s in fitted_on):
             raise CalibrationError(f"{source}: fitted_on must be a list of names")
+        for key in ("judge", "rubric"):
+            if key in data and not (isinstance(data[key], str) and data[key]):
+                raise CalibrationError(f"{source}: {key} must be a non-empty string")
         return cls(
             method=method,
             parameters=parameters,
             n=n,
             fitted_on=tuple(fitted_on),
             created=str(data.get("created", "")),
+            judge=data.get("judge"),
+            rubric=data.get("rubric"),
         )
+
+    def check_identity(self, judge: str | None, rubric: str | None, source: str) -> None:
+        """CalibrationError naming ``source`` when the map was fitted on another judge's
+        scores or under another rubric (a map without them recorded is not checked)."""
+        for what, fitted, now in (("judge", self.judge, judge), ("rubric", self.rubric, rubric)):
+            if fitted is not None and now is not None and fitted != now:
+                raise CalibrationError(
+                    f"{source}: fitted on the scores of {what} {fitted!r}, not {now!r}: a "
+                    f"map belongs to one {what}; fit one for {now!r} (inspect-empathy "
+                    "calibrate)"
+                )
 
     @classmethod
     def from_json(cls, path: str | Path) -> Calibration:

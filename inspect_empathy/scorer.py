@@ -38,7 +38,14 @@ from ._geval import (
     judge_output,
 )
 from ._judge_call import PRECISION, JudgeRequest, ask_judge, complete_choices, judge_request
-from ._rubric import Turn, load_rubric, render_dialog, render_prompt, turns_from_messages
+from ._rubric import (
+    Turn,
+    load_rubric,
+    render_dialog,
+    render_prompt,
+    rubric_label,
+    turns_from_messages,
+)
 from ._score_text import SCORES
 from .alt_metric import alt_test_metric
 from .consistency import self_consistency
@@ -153,14 +160,15 @@ def empathy_scorer(
     role = _as_role(model_role)
     explicit = _explicit_judges(model)
     options = JudgeOptions(method, n, cot, low_mass, float(min_parsed), float(precision))
-    calibrate = calibrator(calibration)
     try:
-        identity = load_rubric(rubric).identity() if rubric else None
+        used = load_rubric(rubric).identity()
     except ValueError as ex:
         raise OptionError(str(ex)) from None
+    identity = used if rubric else None
+    calibrate = calibrator(calibration, rubric_label(used))
 
     async def score(state: TaskState, target: Target) -> Score:
-        return calibrate(await judge(state))
+        return calibrate(await judge(state), str(state.model))
 
     async def judge(state: TaskState) -> Score:
         metadata = state.metadata or {}
@@ -292,19 +300,40 @@ def resolve_calibration(path: str | None) -> tuple[Any, dict[str, Any] | None]:
     return resolve(path)
 
 
-def calibrator(path: str | None) -> Callable[[Score], Score]:
+def _judged_by(score: Score, model: str) -> str:
+    """Who made a score, as `compare` names judges: the grader, ``panel(a, b)``, or the
+    model under evaluation (judge mode)."""
+    metadata = score.metadata or {}
+    judges = metadata.get("judges")
+    if isinstance(judges, dict) and judges:
+        return "panel(" + ", ".join(str(j) for j in judges) + ")"
+    grader = metadata.get("grader")
+    return str(grader) if isinstance(grader, str) and grader else model
+
+
+def calibrator(path: str | None, rubric: str | None = None) -> Callable[[Score, str], Score]:
     """A function that maps a Score onto the human scale with the calibration file at
-    ``path`` (unscored Scores pass through), or leaves Scores as they are."""
+    ``path`` (unscored Scores pass through), or leaves Scores as they are.
+
+    A file fitted under another rubric than ``rubric`` is refused here (`OptionError`); one
+    fitted on another judge's scores when it maps one (`CalibrationError`: the sample errors,
+    naming both): the judge is the Score's ``grader``, a panel, or ``model`` (judge mode's
+    judge, the model under evaluation)."""
     calibration, provenance = resolve_calibration(path)
     if calibration is None:
-        return lambda score: score
+        return lambda score, model: score
+    try:
+        calibration.check_identity(None, rubric, f"calibration file {path}")
+    except ValueError as ex:
+        raise OptionError(str(ex)) from None
     digest = (provenance or {}).get("sha256", "")[:12]
     label = f"{Path(str(path)).name} ({calibration.method}, n={calibration.n}, sha256 {digest})"
 
-    def calibrate(score: Score) -> Score:
+    def calibrate(score: Score, model: str) -> Score:
         value = score.value
         if not isinstance(value, int | float) or math.isnan(value):
             return score
+        calibration.check_identity(_judged_by(score, model), None, f"calibration file {path}")
         mapped = calibration.apply(float(value))
         metadata = {**(score.metadata or {}), "uncalibrated": value, "calibration": label}
         explanation = f"calibrated {value:.3f} → {mapped:.3f} ({calibration.method}); "

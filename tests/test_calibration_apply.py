@@ -143,3 +143,36 @@ def test_a_map_that_merges_levels_moves_no_rank_or_self_consistency_metric(
     for key in ("spearman", "kendall", "pearson", "somers_d_all", "self_flip", "self_alpha"):
         assert flat_metrics[key] == pytest.approx(raw[key]), key
     assert flat_metrics["mae"] != pytest.approx(raw["mae"])
+
+
+def test_a_map_belongs_to_its_judge_and_rubric(tmp_path: Path) -> None:
+    """A map records whose scores it was fitted on (``calibrate`` writes both): another
+    judge's run fails naming both judges, another rubric is refused when the task is built;
+    a map without them (written by hand, or before) is applied as before."""
+    from inspect_empathy.calibration import Calibration
+    from inspect_empathy.errors import OptionError
+
+    def write(name: str, **identity: str) -> str:
+        path = tmp_path / f"{name}.json"
+        Calibration("shift", {"offset": -0.5}, 30, **identity).to_json(path)
+        return str(path)
+
+    lexicon = write("lexicon", judge="empathy_baseline/lexicon", rubric="seed")
+    [log] = eval(
+        empathy(dataset=str(FIXTURE), calibration=lexicon), model="empathy_baseline/length",
+        log_dir=str(tmp_path / "other"), display="none",
+    )  # fmt: skip
+    assert log.status == "error" and log.error is not None
+    assert "'empathy_baseline/lexicon', not 'empathy_baseline/length'" in log.error.message
+    [log] = eval(
+        empathy(dataset=str(FIXTURE), calibration=lexicon), model="empathy_baseline/lexicon",
+        log_dir=str(tmp_path / "same"), display="none",
+    )  # fmt: skip
+    assert log.status == "success"
+    with pytest.raises(OptionError, match="rubric 'anchored:.*', not 'seed'"):
+        empathy(dataset=str(FIXTURE), calibration=write("anchored", rubric="anchored:0123abcd"))
+    [log] = eval(
+        empathy(dataset=str(FIXTURE), calibration=write("anonymous")),
+        model="empathy_baseline/length", log_dir=str(tmp_path / "old"), display="none",
+    )  # fmt: skip
+    assert log.status == "success"

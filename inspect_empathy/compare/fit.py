@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from ..calibration import Calibration, fit_calibration
@@ -105,4 +106,5 @@ def calibrate_logs(
         )
     except ValueError as ex:  # the map cannot keep the judge's order, or no pairs
         raise CalibrateError(f"{judge} in {', '.join(dict.fromkeys(used))}: {ex}") from None
-    return fitted, judge
+    (rubric,) = rubrics[judge]
+    return replace(fitted, judge=judge, rubric=rubric), judge

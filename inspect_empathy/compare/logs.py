@@ -32,6 +32,7 @@ from inspect_ai.log import (
     read_eval_log_samples,
 )
 
+from .._rubric import rubric_label
 from .._usage import Key, Tally, member_model, model_calls, score_tally, usage_tally
 from ..dialogs import HUMAN_KEY, reply_words
 from ..dialogs import rater_ratings as dialog_rater_ratings
@@ -164,8 +165,7 @@ def _rubric(log: EvalLog) -> str:
     where the log records one: two files of one name are two rubrics."""
     identity = (log.eval.metadata or {}).get("rubric")
     if isinstance(identity, dict) and identity.get("name"):
-        name = str(identity["name"])
-        return name if name == "seed" else f"{name}:{str(identity.get('sha256', ''))[:8]}"
+        return rubric_label(identity)
     return str(_options(log).get("rubric") or "seed")
 
 

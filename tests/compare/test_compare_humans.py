@@ -279,6 +279,8 @@ def test_calibrate_then_apply_with_the_baseline_judge(
     # the two logs judged the same 30 dialogs: 30 points, not 60, both logs named
     both = calibrate_logs([applied, plain], judge=LEXICON)[0]
     assert both.n == 30 and len(both.fitted_on) == 2
+    assert (both.judge, both.rubric) == (LEXICON, "seed")  # whose scores: checked when applied
+    assert '"judge": "empathy_baseline/lexicon"' in both.to_json()
     assert both.parameters["offset"] == pytest.approx(raw_fit.parameters["offset"])
     # a map fits one rubric: logs of two rubrics are refused, naming them
     other = tmp_path / "anchored"
