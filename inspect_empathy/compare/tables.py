@@ -378,6 +378,12 @@ def build_comparison(
         emotions = emotion_table(samples, names, resamples, seed, bar)
     if samples["human"].notna().any():
         for _, row in table[table["low_coverage"]].iterrows():
+            if not row["scored"]:
+                warnings.append(
+                    f"{row['judge']} scored none of the {row['dialogs']} dialogs: no agreement "
+                    "to rank it by; it is listed last, and the others are ranked without it"
+                )
+                continue
             warnings.append(
                 f"{row['judge']} scored {row['scored']} of {row['dialogs']} dialogs "
                 f"(coverage {row['coverage']:.0%}, below the best covered judge): it is ranked "

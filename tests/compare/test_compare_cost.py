@@ -298,7 +298,9 @@ def test_a_log_rescored_by_its_grader_holds_two_scorings_each_with_its_calls(
 
     judged = _eval(empathy(dataset=str(RESPONSE_JSONL)), tmp_path / "judge", LEXICON)
     write_eval_log(score(judged, empathy_scorer(model=LEXICON), action="append", display="none"))
-    table = compare_logs(tmp_path / "judge", resamples=0).judges.set_index("judge")
+    judged_again = compare_logs(tmp_path / "judge", resamples=0)
+    table = judged_again.judges.set_index("judge")
+    assert f"{again} scored none of the 6 dialogs: no agreement" in " ".join(judged_again.warnings)
     assert table.loc[LEXICON, "calls_per_dialog"] == 1
     assert table.loc[again, "scored"] == 0 and math.isnan(table.loc[again, "spearman"])
     lines = cost_lines(read_eval_log(str(judged.location)))
