@@ -37,18 +37,23 @@ SCORER_SPAN = "scorer"
 
 @dataclass
 class Tally:
-    """Calls and tokens (input, output, of which reasoning) of one model."""
+    """Calls and tokens (input, of which read from and written to the provider's prompt
+    cache; output, of which reasoning) of one model."""
 
     calls: int = 0
     input: int = 0
     output: int = 0
     reasoning: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
 
     def add(self, other: Tally) -> Tally:
         self.calls += other.calls
         self.input += other.input
         self.output += other.output
         self.reasoning += other.reasoning
+        self.cache_read += other.cache_read
+        self.cache_write += other.cache_write
         return self
 
 
@@ -66,13 +71,15 @@ def usage_tally(usage: Any, calls: int = 0) -> Tally:
     """A ``ModelUsage`` (object or its JSON) as a tally of ``calls`` calls."""
     if usage is None:
         return Tally(calls=calls)
-    cached = ("input_tokens_cache_read", "input_tokens_cache_write")
-    read = sum(_int(_get(usage, key)) for key in cached)
+    read = _int(_get(usage, "input_tokens_cache_read"))
+    write = _int(_get(usage, "input_tokens_cache_write"))
     return Tally(
         calls=calls,
-        input=_int(_get(usage, "input_tokens")) + read,
+        input=_int(_get(usage, "input_tokens")) + read + write,
         output=_int(_get(usage, "output_tokens")),
         reasoning=_int(_get(usage, "reasoning_tokens")),
+        cache_read=read,
+        cache_write=write,
     )
 
 

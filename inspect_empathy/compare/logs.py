@@ -297,6 +297,14 @@ def _text(value: Any) -> str | None:
 
 
 COST_COLUMNS = ("calls", "input_tokens", "output_tokens", "reasoning_tokens")
+CACHE_COLUMNS = ("cache_read_tokens", "cache_write_tokens")
+"""Of the input tokens, those read from and written to the provider's prompt cache (priced
+apart where the price file says so)."""
+
+
+def _spent(tally: Tally) -> tuple[int, int, int, int, int]:
+    """A panel seat's (input, output, reasoning, cache read, cache write) tokens."""
+    return (tally.input, tally.output, tally.reasoning, tally.cache_read, tally.cache_write)
 """A judge's calls and tokens in one sample (`_usage`), per row."""
 
 
@@ -416,8 +424,8 @@ def _usage_row(
             usage = (summary.model_usage or {}).get(model)
             per_model[seat] = usage_tally(usage if own or model != reply_model else None)
     if any(t is None for t in per_model.values()):
-        unknown = {"input_tokens": math.nan, "output_tokens": math.nan, "tokens": math.nan}
-        return {"calls": math.nan, "reasoning_tokens": math.nan, **unknown, "members_usage": None}
+        unknown = dict.fromkeys((*COST_COLUMNS, *CACHE_COLUMNS, "tokens"), math.nan)
+        return {**unknown, "members_usage": None}
     total = Tally()
     for tally in per_model.values():
         total.add(tally)  # type: ignore[arg-type]
@@ -426,9 +434,11 @@ def _usage_row(
         "input_tokens": float(total.input),
         "output_tokens": float(total.output),
         "reasoning_tokens": float(total.reasoning),
+        "cache_read_tokens": float(total.cache_read),
+        "cache_write_tokens": float(total.cache_write),
         "tokens": float(total.input + total.output),
         "members_usage": (
-            {m: (t.input, t.output, t.reasoning) for m, t in per_model.items() if t}
+            {m: _spent(t) for m, t in per_model.items() if t}
             if row.members
             else None
         ),
@@ -814,13 +824,13 @@ def _label_judges(pairs: pd.DataFrame) -> pd.Series:
     return label.where(run == 0, label + " #" + (run + 1).astype(str))
 
 
-def _members_sum(values: pd.Series) -> dict[str, tuple[int, int, int]] | None:
-    """A panel's per-member (input, output, reasoning) tokens summed over epochs."""
-    total: dict[str, tuple[int, int, int]] = {}
+def _members_sum(values: pd.Series) -> dict[str, tuple[int, ...]] | None:
+    """A panel's per-seat tokens (`_spent`) summed over epochs."""
+    total: dict[str, tuple[int, ...]] = {}
     for value in values:
         for model, usage in (value or {}).items():
-            before = total.get(model, (0, 0, 0))
-            total[model] = (before[0] + usage[0], before[1] + usage[1], before[2] + usage[2])
+            before = total.get(model, (0,) * len(usage))
+            total[model] = tuple(a + b for a, b in zip(before, usage, strict=True))
     return total or None
 
 
@@ -852,6 +862,8 @@ def per_dialog(rows: pd.DataFrame) -> pd.DataFrame:
         input_tokens=("input_tokens", "sum"),
         output_tokens=("output_tokens", "sum"),
         reasoning_tokens=("reasoning_tokens", "sum"),
+        cache_read_tokens=("cache_read_tokens", "sum"),
+        cache_write_tokens=("cache_write_tokens", "sum"),
         members_usage=("members_usage", _members_sum),
         epochs=("epoch", "size"),
         epoch_scores=("score", list),  # every epoch's score (consistency.py reads them)

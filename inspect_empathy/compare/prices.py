@@ -3,13 +3,17 @@
 No price is built in: they change. The file, YAML or JSON, maps each judge model to its
 price per million tokens::
 
-    openai/gpt-4o: {input: 2.50, output: 10.00}
+    openai/gpt-4o: {input: 2.50, output: 10.00, cache_read: 1.25}
     openai/gpt-5: {input: 1.25, output: 10.00, reasoning: 10.00}
+    anthropic/claude-sonnet-4-6: {input: 3, output: 15, cache_read: 0.30, cache_write: 3.75}
 
 ``reasoning`` is optional: providers count reasoning tokens among the output tokens, so
 they are charged at the output price unless the file gives them one of their own (never
-twice). Every compared judge that made calls needs a price; the offline baselines cost
-nothing, published judges have no usage. Every problem is one line naming the file.
+twice). ``cache_read`` and ``cache_write`` are optional too: the input tokens the provider
+read from or wrote to its prompt cache (Inspect's ``input_tokens_cache_read`` /
+``_write``) are charged at the input price unless the file gives them their own.
+Every compared judge that made calls needs a price; the offline baselines cost nothing,
+published judges have no usage. Every problem is one line naming the file.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from .comparison import CompareError, LogSource, is_baseline
 if TYPE_CHECKING:
     import pandas as pd
 
-KEYS = ("input", "output", "reasoning")
+KEYS = ("input", "output", "reasoning", "cache_read", "cache_write")
 REQUIRED = ("input", "output")
 PER = 1_000_000
 
@@ -39,12 +43,23 @@ class Price:
     input: float
     output: float
     reasoning: float | None = None
+    cache_read: float | None = None
+    cache_write: float | None = None
 
-    def cost(self, input: float, output: float, reasoning: float) -> float:
-        """What these tokens cost (output includes reasoning, charged once)."""
+    def cost(
+        self, input: float, output: float, reasoning: float, read: float = 0, write: float = 0
+    ) -> float:
+        """What these tokens cost: input includes the cache's ``read`` and ``write`` tokens,
+        output includes ``reasoning``, each charged once."""
         thinking = self.output if self.reasoning is None else self.reasoning
         answer = (output - reasoning) * self.output
-        return (input * self.input + answer + reasoning * thinking) / PER
+        cached = read * _or(self.cache_read, self.input) + write * _or(self.cache_write, self.input)
+        fresh = (input - read - write) * self.input
+        return (fresh + cached + answer + reasoning * thinking) / PER
+
+
+def _or(price: float | None, default: float) -> float:
+    return default if price is None else price
 
 
 @dataclass(frozen=True)
@@ -134,6 +149,16 @@ def check_prices(prices: Prices, samples: pd.DataFrame) -> None:
         )
 
 
+SPENT = ("input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens",
+         "cache_write_tokens")  # fmt: skip
+"""A row's tokens as `Price.cost` takes them (a panel seat's: `logs._spent`)."""
+
+
+def _count(value: Any) -> float:
+    """A token count of a row; 0 where the row has none (a log from before the column)."""
+    return 0.0 if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
 def sample_costs(samples: pd.DataFrame, prices: Prices) -> pd.Series:
     """What each row (judge and dialog, every epoch) cost; NaN where nothing is known
     (published judges), 0 for an unpriced baseline."""
@@ -144,17 +169,17 @@ def sample_costs(samples: pd.DataFrame, prices: Prices) -> pd.Series:
             return math.nan
         members = row.get("members_usage")
         spent = members if isinstance(members, dict) else {
-            str(row["model"]): (row["input_tokens"], row["output_tokens"], row["reasoning_tokens"])
+            str(row["model"]): tuple(_count(row.get(c)) for c in SPENT)
         }  # fmt: skip
         total = 0.0
-        for seat, (tokens_in, tokens_out, thinking) in spent.items():
+        for seat, tokens in spent.items():
             model = member_model(seat)  # a model's second seat on a panel: name#2
             price = prices.models.get(model)
             if price is None:
                 if is_baseline(model):
                     continue
                 return math.nan
-            total += price.cost(float(tokens_in), float(tokens_out), float(thinking))
+            total += price.cost(*(float(t) for t in tokens))
         return total
 
     return samples.apply(cost, axis=1) if len(samples) else pd.Series(dtype=float)

@@ -305,3 +305,48 @@ def test_a_log_rescored_by_its_grader_holds_two_scorings_each_with_its_calls(
     assert table.loc[again, "scored"] == 0 and math.isnan(table.loc[again, "spearman"])
     lines = cost_lines(read_eval_log(str(judged.location)))
     assert len(lines) == 1 and lines[0].startswith(f"judge {LEXICON}: 1.0 calls"), lines
+
+
+@modelapi(name="cachefix")
+class CachedPromptAPI(EmpathyBaselineAPI):
+    """The lexicon baseline behind a service that reads most of each prompt from its cache
+    and writes some of it (Inspect's ``input_tokens_cache_read`` / ``_write``)."""
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = GenerateConfig(),  # noqa: B008
+        **model_args: Any,
+    ) -> None:
+        super().__init__("lexicon", base_url, api_key, config)
+        self.model_name = model_name
+
+    async def generate(
+        self, input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> ModelOutput:  # fmt: skip
+        output = await super().generate(input, tools, tool_choice, config)
+        assert output.usage is not None
+        output.usage = ModelUsage(
+            input_tokens=40, output_tokens=1, total_tokens=341,
+            input_tokens_cache_read=250, input_tokens_cache_write=50,
+        )  # fmt: skip
+        return output
+
+
+def test_cached_input_is_priced_as_the_file_says(tmp_path: Path) -> None:
+    """Input read from or written to the prompt cache counts in the input tokens and is
+    charged at ``cache_read`` / ``cache_write`` where the price file gives them (at the input
+    price where it does not)."""
+    model = "cachefix/judge"
+    _eval(empathy(dataset=str(JUDGES_JSONL)), tmp_path / "logs", model)
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(f"{model}: {{input: 3, output: 15, cache_read: 0.3, cache_write: 3.75}}\n")
+    row = compare_logs(tmp_path / "logs", resamples=0, prices=prices).judges.iloc[0]
+    assert row["calls_per_dialog"] == 1 and row["input_tokens_per_dialog"] == 340
+    assert row["cost_per_dialog"] == pytest.approx((40 * 3 + 250 * 0.3 + 50 * 3.75 + 15) / 1e6)
+    prices.write_text(f"{model}: {{input: 3, output: 15}}\n")
+    row = compare_logs(tmp_path / "logs", resamples=0, prices=prices).judges.iloc[0]
+    assert row["cost_per_dialog"] == pytest.approx((340 * 3 + 15) / 1e6)
