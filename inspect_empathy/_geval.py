@@ -46,6 +46,9 @@ LOW_MASS = 0.5
 MIN_PARSED = 0.5
 """Default minimum share of the requested completions that must hold a valid score."""
 _MAX_LOGPROB = 1e-3
+_MAX_TOTAL_EXCESS = 0.01
+"""How far above 1 the probabilities listed at one position may add up (providers round
+each logprob) before the list is malformed."""
 SAMPLING_KEY = "empathy_sampling"
 """ModelOutput metadata of a sequential draw (`_judge_call.draw_sequentially`): answers
 drawn, calls, the posterior SD of the weighted score, why drawing stopped."""
@@ -163,17 +166,24 @@ def logprob_distribution(token: Logprob) -> tuple[dict[int, float], float]:
     `ScoreParseError` when no score token is among them.
     """
     mass: dict[int, float] = dict.fromkeys(SCORES, 0.0)
-    _probability(token.logprob, token.token)
+    if _probability(token.logprob, token.token) == 0.0:
+        # the token the judge wrote cannot have had probability 0: the list is not its own
+        raise LogprobsMissing(f"the chosen token {token.token!r} has logprob {token.logprob!r}")
     # an exact repeat (same string, same logprob) is one token listed twice; two tokens
     # that read alike but differ in logprob are two tokens (two ids), and both count
     alternatives = list(dict.fromkeys((t.token, t.logprob) for t in token.top_logprobs or []))
     if token.token not in {t for t, _ in alternatives}:
         alternatives.append((token.token, token.logprob))
+    listed = 0.0
     for tok, logprob in alternatives:
         p = _probability(logprob, tok)
+        listed += p
         k = token_score(tok)
         if k is not None:
             mass[k] += p
+    if listed > 1.0 + _MAX_TOTAL_EXCESS:
+        # the alternatives at one position are exclusive: together at most 1 (and rounding)
+        raise LogprobsMissing(f"the top logprobs at the score add up to p = {listed:.3f} > 1")
     total = sum(mass.values())
     if total <= 0:
         raise ScoreParseError("no score token among the top logprobs")
@@ -237,6 +247,12 @@ def cut_off_reason(choice: ChatCompletionChoice, cot: bool) -> str | None:
 _LIST_ITEM = re.compile(r"[.)]\s+\S")
 
 
+_UNFINISHED = re.compile(
+    r"[\s*_`]*(?:/|out(?:\s+of)?|of|or|to|and|-|–|—|,|\.)\s*", re.IGNORECASE
+)
+"""What may follow a score in a cut answer and still go on to change it."""
+
+
 def cut_verdict(choice: ChatCompletionChoice, match: ScoreMatch) -> None:
     """Refuse the score of a score-only answer the bound cut, unless it is a verdict.
 
@@ -250,7 +266,8 @@ def cut_verdict(choice: ChatCompletionChoice, match: ScoreMatch) -> None:
         return
     text = choice_text(choice)
     after = text[match.end :]
-    if not after.strip():
+    if not after.strip() or _UNFINISHED.fullmatch(after):
+        # "Score: 4/" may have gone on "10", "3 or" on "4", "3." on "5"
         raise ScoreParseError(f"cut off by max_tokens right after {text[match.start:].strip()!r}")
     if match.label == "overall":
         return

@@ -61,10 +61,26 @@ _SCALE = re.compile(
     rf"\(\s*1\s*{_DASH}\s*5\s*\)"  # (1-5), (1–5), (1 to 5)
     rf"|(?<![\w.])1\s*{_DASH}\s*5(?!\w|\.\d)"  # 1-5, 1 to 5
     r"|(?<=\d)\s*/\s*5(?:\.0)?(?!\w|\.\d)"  # 4/5
-    r"|\bout\s+of\s+5(?:\.0)?(?!\w|\.\d)",  # 4 out of 5
+    r"|\bout\s+of\s+5(?:\.0)?(?!\w|\.\d)"  # 4 out of 5
+    r"|(?<=\d)\s+of\s+5(?:\.0)?(?!\w|\.\d)",  # 4 of 5
     re.IGNORECASE,
 )
-_OTHER_SCALE = re.compile(r"\s*(?:/\s*|out\s+of\s+)(\d+(?:\.\d+)?)", re.IGNORECASE)
+_OTHER_SCALE = re.compile(
+    r"\s*(?:/\s*|out\s+of\s+|of\s+)(\d+(?:\.\d+)?)"  # 4/10, 4 out of 10, 4 of 10
+    rf"|\s*\(?\s*on\s+(?:a|the|an)\s+(?:scale\s+(?:of|from)\s+)?\d+\s*{_DASH}\s*\d+"
+    r"(?:\s+scale)?\)?"
+    r"|\s*\(?\s*on\s+(?:a|the|an)\s+\d+[- ]point\s+scale",  # on a 1-10 scale, 10-point
+    re.IGNORECASE,
+)
+# right after a score: another number it spans to ("4-5", "3 or 4", "3 to 4")
+_RANGE = re.compile(rf"\s*(?:{_DASH}|or)\s*(?:\d|(?:one|two|three|four|five)\b)", re.IGNORECASE)
+# right after a score: a fraction of it ("3,5" with a decimal comma, "3½")
+_FRACTION = re.compile(r",\d|\s?[½¼¾⅓⅔⅛⅜⅝⅞]")
+# a "give it a" / "score of" that is denied or hypothetical: not the judge's verdict
+_DENIED = re.compile(r"(?:\bnot\b|\bnever\b|n[’']t\b|\bcannot\b)[^.;:!?\n]*$", re.IGNORECASE)
+_HYPOTHETICAL = re.compile(
+    r"\s*(?:would|could|might|requires?|needs?|means|is\s+for|is\s+reserved)\b", re.IGNORECASE
+)
 # a number stands alone between ASCII letters and digits; CJK text may touch it ("4分")
 _CANDIDATE = re.compile(
     r"(?<![A-Za-z0-9_./])(?<!/\s)(?P<neg>(?<![A-Za-z0-9_)])-)?(?P<num>\d+(?:\.\d+)?)"
@@ -114,9 +130,15 @@ def _label_kind(label: str) -> LabelKind:
     return "none"
 
 
-def _label_before(prefix: str, line_above: str | None) -> LabelKind:
-    """The kind of label right before a candidate (or alone on the line above it)."""
+def _label_before(prefix: str, line_above: str | None, after: str = "") -> LabelKind:
+    """The kind of label right before a candidate (or alone on the line above it).
+
+    ``I'd give it a 4`` and ``a score of 4`` label it, unless denied (``I wouldn't give it
+    a 5``) or hypothetical (``a score of 5 would need ...``: ``after`` is the text after it).
+    """
     if _SCORE_IS.search(prefix):
+        if _DENIED.search(prefix) or _HYPOTHETICAL.match(after):
+            return "none"
         return "overall"
     match = _LABEL.search(prefix)
     if match:
@@ -161,7 +183,7 @@ def _candidates(clean: str, text: str, cot: bool) -> list[_Candidate]:
                     start=offset + m.start(),
                     end=offset + m.end(),
                     line=index,
-                    label=_label_before(line[segment : m.start()], above),
+                    label=_label_before(line[segment : m.start()], above, line[m.end() :]),
                     word=bool(m.group("word")),
                 )
             )
@@ -182,8 +204,15 @@ def _valid(chosen: _Candidate, clean: str) -> ScoreMatch:
     other = _OTHER_SCALE.match(clean, chosen.end)
     if other:
         raise ScoreParseError(
-            f"{chosen.text}{other.group()} is a score on another scale, not 1-5"
+            f"{chosen.text}{other.group().rstrip()} is a score on another scale, not 1-5"
         )
+    spans = _RANGE.match(clean, chosen.end)
+    if spans:
+        raise ScoreParseError(f"{chosen.text}{spans.group()} is a range of scores: ambiguous")
+    fraction = _FRACTION.match(clean, chosen.end)
+    if fraction or not float(chosen.value).is_integer():
+        written = chosen.text + (fraction.group() if fraction else "")
+        raise ScoreParseError(f"score {written} is not a whole number from 1 to 5")
     if not float(chosen.value).is_integer():
         raise ScoreParseError(f"score {chosen.text} is not a whole number from 1 to 5")
     if int(chosen.value) not in SCORES:

@@ -270,3 +270,33 @@ def test_too_long_for_the_judges_context_is_never_parsed() -> None:
     judged = judge_output(output(refused), "auto", 1, False)
     assert judged.value is None and "too long for the judge's context" in (judged.reason or "")
     assert "max_turns" in (judged.reason or "")
+
+
+@pytest.mark.parametrize("text", ["Score: 4/", "Score: 4 out of", "Score: 3 or", "Score: 3."])
+def test_a_cut_answer_that_may_have_gone_on_to_change_its_score_is_not_read(text: str) -> None:
+    """``Score: 4/`` may have become ``4/10``, ``3 or`` a range, ``3.`` a fraction."""
+    for method in ("auto", "parse"):
+        judged = judge_output(output(cut(text)), method, 1, False)  # type: ignore[arg-type]
+        assert judged.value is None and "cut off by max_tokens" in (judged.reason or ""), judged
+
+
+def test_logprobs_that_cannot_be_the_judges_own_are_not_weighed() -> None:
+    """The written token at probability 0, or exclusive alternatives adding up past 1: the
+    list does not describe the answer, so ``logprobs`` leaves it unscored and ``auto``
+    reads the text."""
+    impossible = Logprob(
+        token="4", logprob=-math.inf,
+        top_logprobs=[TopLogprob(token="5", logprob=0.0), TopLogprob(token="4", logprob=-math.inf)],
+    )  # fmt: skip
+    over = Logprob(
+        token="4", logprob=math.log(0.9),
+        top_logprobs=[TopLogprob(token="4", logprob=math.log(0.9)),
+                      TopLogprob(token="5", logprob=math.log(0.7))],
+    )  # fmt: skip
+    for token in (impossible, over):
+        answer = ChatCompletionChoice(
+            message=ChatMessageAssistant(content="4"), logprobs=Logprobs(content=[token])
+        )
+        assert judge_output(output(answer), "logprobs", 1, False).value is None
+        read = judge_output(output(answer), "auto", 1, False)
+        assert read.value == 4 and read.method == "parse"
