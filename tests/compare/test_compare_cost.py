@@ -37,9 +37,8 @@ class RefusedN(Exception):
     provider_message = "n must be 1 for this model"
 
 
-@modelapi(name="costfix")
-class NoChoicesAPI(EmpathyBaselineAPI):
-    """The lexicon baseline behind a service that refuses ``n`` and reasons a little."""
+class NamedLexicon(EmpathyBaselineAPI):
+    """The lexicon baseline under the model name it is given (the services below)."""
 
     def __init__(
         self,
@@ -51,6 +50,11 @@ class NoChoicesAPI(EmpathyBaselineAPI):
     ) -> None:
         super().__init__("lexicon", base_url, api_key, config)
         self.model_name = model_name
+
+
+@modelapi(name="costfix")
+class NoChoicesAPI(NamedLexicon):
+    """The lexicon baseline behind a service that refuses ``n`` and reasons a little."""
 
     async def generate(
         self, input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice,
@@ -308,20 +312,9 @@ def test_a_log_rescored_by_its_grader_holds_two_scorings_each_with_its_calls(
 
 
 @modelapi(name="cachefix")
-class CachedPromptAPI(EmpathyBaselineAPI):
+class CachedPromptAPI(NamedLexicon):
     """The lexicon baseline behind a service that reads most of each prompt from its cache
     and writes some of it (Inspect's ``input_tokens_cache_read`` / ``_write``)."""
-
-    def __init__(
-        self,
-        model_name: str,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        config: GenerateConfig = GenerateConfig(),  # noqa: B008
-        **model_args: Any,
-    ) -> None:
-        super().__init__("lexicon", base_url, api_key, config)
-        self.model_name = model_name
 
     async def generate(
         self, input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice,
