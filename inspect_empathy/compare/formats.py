@@ -91,8 +91,12 @@ def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str
 
 
 def plain_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """The same table for a terminal (no escaping)."""
-    cells = [[" ".join(str(c).splitlines()) for c in row] for row in [list(headers), *rows]]
+    """The same table for a terminal: no Markdown escaping, but a ``|`` in a cell (a judge's
+    name may hold one) written ``\\|`` so that it does not split the cell."""
+    cells = [
+        [" ".join(str(c).splitlines()).replace("|", "\\|") for c in row]
+        for row in [list(headers), *rows]
+    ]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
 
     def line(row: Sequence[str]) -> str:

@@ -252,3 +252,14 @@ def test_gate_fails_on_a_missing_figure_and_bad_specs(
             main([*argv, *bad])
         assert exit_.value.code == 2
     assert HUMAN  # the synthetic ratings the other tests rely on
+
+
+def test_tables_keep_their_columns_whatever_a_judge_is_called() -> None:
+    """A ``|`` in a judge's name splits no cell: escaped in the Markdown table, written
+    ``\\|`` in the terminal's; each row has as many cell borders as the header."""
+    from inspect_empathy.compare.formats import markdown_table, plain_table
+
+    rows = [["probe/we_ird|na<me>#1*x", "0.5"], ["plain", "0.4"]]
+    for table in (plain_table(["judge", "rho"], rows), markdown_table(["judge", "rho"], rows)):
+        borders = [line.replace("\\|", "").count("|") for line in table.splitlines()]
+        assert set(borders) == {3}, table
