@@ -12,12 +12,11 @@ import logging
 import math
 import re
 from collections import Counter
-from typing import Any
 
 from inspect_ai.hooks import Hooks, SampleEnd, TaskEnd, hooks
 from inspect_ai.log import EvalLog, EvalSample
 
-from ._usage import Key, Tally, model_calls, scorer_spent
+from ._usage import Key, Tally, is_empathy_scorer_name, model_calls, own_output, scorer_spent
 
 logger = logging.getLogger("inspect_empathy")
 
@@ -86,22 +85,13 @@ def add_calls(total: dict[Key, Tally], sample: EvalSample) -> None:
         total.setdefault(key, Tally()).add(tally)
 
 
-def own_output(params: dict[str, Any] | None, log: EvalLog) -> bool:
-    """Whether an empathy score reads the judge's own output (``from_output``: judge mode)
-    rather than asking a grader, from the scorer's logged parameters (a log without them:
-    whether the log is judge mode)."""
-    if params:
-        return bool(params.get("from_output"))
-    return _judge_mode(log)
-
-
 def _judge_mode(log: EvalLog) -> bool:
     if (log.eval.metadata or {}).get("mode") == "judge":
         return True
     return any(
         (scorer.options or {}).get("from_output")
         for scorer in log.eval.scorers or []
-        if scorer.name.rsplit("/", 1)[-1].startswith("empathy_scorer")
+        if is_empathy_scorer_name(scorer.name)
     )
 
 
@@ -122,10 +112,9 @@ def cost_lines(log: EvalLog, calls: dict[Key, Tally] | None = None) -> list[str]
             add_calls(calls, sample)
     lines: list[str] = []
     for result in (log.results.scores if log.results else []) or []:
-        base = result.name.rsplit("/", 1)[-1]
-        if not base.startswith("empathy_scorer") and result.scorer != "empathy_scorer":
+        if not is_empathy_scorer_name(result.name) and result.scorer != "empathy_scorer":
             continue
-        own = own_output(result.params, log)
+        own = own_output(result.params, _judge_mode(log))
         spent = scorer_spent(calls, result.name, log.eval.model if own else None)
         if not spent:
             continue

@@ -85,7 +85,36 @@ def usage_tally(usage: Any, calls: int = 0) -> Tally:
 
 def is_empathy_scorer_name(name: Any) -> bool:
     """An empathy scorer's name (``empathy_scorer``, ``pkg/empathy_scorer``, ``..1``)."""
-    return str(name or "").rsplit("/", 1)[-1].startswith("empathy_scorer")
+    return _scorer_base(name).startswith("empathy_scorer")
+
+
+def _scorer_base(name: Any) -> str:
+    return str(name or "").rsplit("/", 1)[-1]
+
+
+def own_output(params: Mapping[str, Any] | None, judge_mode: bool) -> bool:
+    """Whether an empathy score reads the judge's own output (``from_output``: judge mode)
+    rather than asking a grader, from the scorer's logged parameters; for a log without
+    them, ``judge_mode``."""
+    if params:
+        return bool(params.get("from_output"))
+    return judge_mode
+
+
+def panel_name(members: Iterable[Any]) -> str:
+    """A panel's name: ``panel(a, b)``."""
+    return "panel(" + ", ".join(str(m) for m in members) + ")"
+
+
+def score_judge(metadata: Mapping[str, Any] | None, default: str) -> str:
+    """Who made an empathy score, from its metadata: ``panel(a, b)`` (its ``judges``), its
+    ``grader``, else ``default`` (judge mode: the model under evaluation)."""
+    metadata = metadata or {}
+    judges = metadata.get("judges")
+    if isinstance(judges, Mapping) and judges:
+        return panel_name(judges)
+    grader = metadata.get("grader")
+    return str(grader) if isinstance(grader, str) and grader else default
 
 
 Key = tuple[str, str | None, int | None]
@@ -148,10 +177,6 @@ def _member_place(span: tuple[Any, Any, Any] | None) -> int | None:
         return None
     match = _TASK_SPAN.fullmatch(str(span[2]))
     return int(match.group(1)) if match else None
-
-
-def _scorer_base(name: Any) -> str:
-    return str(name).rsplit("/", 1)[-1]
 
 
 def score_tally(

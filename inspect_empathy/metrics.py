@@ -9,7 +9,7 @@ import math
 from collections import Counter
 from typing import Any
 
-from inspect_ai.scorer import Metric, SampleScore, Value, metric
+from inspect_ai.scorer import Metric, SampleScore, Score, Value, metric
 
 from ._samples import RUN_RATED_KEY, RUN_SAMPLES_KEY
 from ._stats import agreement, krippendorff_alpha, round_score, shares_by_level
@@ -42,12 +42,19 @@ RANK_KEYS = ("spearman", "kendall", "pearson")
 sit on the scale (MAE, RMSE, QWK, exact, within one), never for their order."""
 
 
-def own_score(sample_score: SampleScore) -> float:
-    """The judge's own score: the uncalibrated one where a calibration file mapped it."""
-    raw = (sample_score.score.metadata or {}).get(UNCALIBRATED_KEY)
+def uncalibrated(score: Score) -> float | None:
+    """The judge's own score where a calibration file mapped ``score`` (its metadata's
+    ``uncalibrated``), else None."""
+    raw = (score.metadata or {}).get(UNCALIBRATED_KEY)
     if isinstance(raw, int | float) and not isinstance(raw, bool) and math.isfinite(raw):
         return float(raw)
-    return sample_score.score.as_float()
+    return None
+
+
+def own_score(sample_score: SampleScore) -> float:
+    """The judge's own score: the uncalibrated one where a calibration file mapped it."""
+    raw = uncalibrated(sample_score.score)
+    return sample_score.score.as_float() if raw is None else raw
 
 
 @metric

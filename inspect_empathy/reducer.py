@@ -8,7 +8,7 @@ from typing import Any
 
 from inspect_ai.scorer import Score, ScoreReducer, score_reducer
 
-from .metrics import EPOCHS_KEY, UNCALIBRATED_KEY
+from .metrics import EPOCHS_KEY, UNCALIBRATED_KEY, uncalibrated
 
 
 def _scored(score: Score) -> bool:
@@ -63,10 +63,8 @@ def _one_epoch(score: Score) -> Score:
 
 def _own(score: Score) -> dict[str, float]:
     """``{"uncalibrated": the judge's own score}`` of a scored, calibrated epoch, else {}."""
-    raw = (score.metadata or {}).get(UNCALIBRATED_KEY)
-    if _scored(score) and isinstance(raw, int | float) and not isinstance(raw, bool):
-        return {UNCALIBRATED_KEY: float(raw)}
-    return {}
+    raw = uncalibrated(score) if _scored(score) else None
+    return {} if raw is None else {UNCALIBRATED_KEY: raw}
 
 
 @score_reducer(name="empathy_mean")

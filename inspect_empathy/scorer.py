@@ -47,12 +47,14 @@ from ._rubric import (
     turns_from_messages,
 )
 from ._score_text import SCORES
+from ._usage import score_judge
 from .alt_metric import alt_test_metric
 from .consistency import self_consistency
 from .dialogs import JUDGE_DIALOG_KEY, JUDGE_PROMPT_KEY, ends_with_bot
 from .errors import OptionError
 from .metrics import (
     GROUP_KEY,
+    UNCALIBRATED_KEY,
     coverage_agreement,
     group_metrics,
     human_agreement,
@@ -300,17 +302,6 @@ def resolve_calibration(path: str | None) -> tuple[Any, dict[str, Any] | None]:
     return resolve(path)
 
 
-def _judged_by(score: Score, model: str) -> str:
-    """Who made a score, as `compare` names judges: the grader, ``panel(a, b)``, or the
-    model under evaluation (judge mode)."""
-    metadata = score.metadata or {}
-    judges = metadata.get("judges")
-    if isinstance(judges, dict) and judges:
-        return "panel(" + ", ".join(str(j) for j in judges) + ")"
-    grader = metadata.get("grader")
-    return str(grader) if isinstance(grader, str) and grader else model
-
-
 def calibrator(path: str | None, rubric: str | None = None) -> Callable[[Score, str], Score]:
     """A function that maps a Score onto the human scale with the calibration file at
     ``path`` (unscored Scores pass through), or leaves Scores as they are.
@@ -333,9 +324,10 @@ def calibrator(path: str | None, rubric: str | None = None) -> Callable[[Score, 
         value = score.value
         if not isinstance(value, int | float) or math.isnan(value):
             return score
-        calibration.check_identity(_judged_by(score, model), None, f"calibration file {path}")
+        judge = score_judge(score.metadata, model)  # as compare and calibrate name it
+        calibration.check_identity(judge, None, f"calibration file {path}")
         mapped = calibration.apply(float(value))
-        metadata = {**(score.metadata or {}), "uncalibrated": value, "calibration": label}
+        metadata = {**(score.metadata or {}), UNCALIBRATED_KEY: value, "calibration": label}
         explanation = f"calibrated {value:.3f} → {mapped:.3f} ({calibration.method}); "
         return score.model_copy(
             update={

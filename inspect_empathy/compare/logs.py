@@ -33,9 +33,20 @@ from inspect_ai.log import (
 )
 
 from .._rubric import rubric_label
-from .._usage import Key, Tally, member_model, model_calls, score_tally, usage_tally
+from .._usage import (
+    Key,
+    Tally,
+    member_model,
+    model_calls,
+    own_output,
+    panel_name,
+    score_judge,
+    score_tally,
+    usage_tally,
+)
 from ..dialogs import HUMAN_KEY, reply_words
 from ..dialogs import rater_ratings as dialog_rater_ratings
+from ..metrics import UNCALIBRATED_KEY
 from .checks import LogProblem, off_scale, repeated_samples, same_ratings, unfinished_reason
 from .comparison import SCORER, CompareError, LogSource
 
@@ -119,7 +130,7 @@ def has_empathy_scores(log: EvalLog) -> bool:
 def model_name(config: Any) -> str:
     """A model (or a list of them, a panel) from a log's model role or scorer option."""
     if isinstance(config, list):
-        return "panel(" + ", ".join(model_name(c) for c in config) + ")"
+        return panel_name(model_name(c) for c in config)
     if isinstance(config, dict):
         return str(config.get("model", config))
     return str(getattr(config, "model", config))
@@ -297,6 +308,7 @@ def _text(value: Any) -> str | None:
 
 
 COST_COLUMNS = ("calls", "input_tokens", "output_tokens", "reasoning_tokens")
+"""A judge's calls and tokens in one sample (`_usage`), per row."""
 CACHE_COLUMNS = ("cache_read_tokens", "cache_write_tokens")
 """Of the input tokens, those read from and written to the provider's prompt cache (priced
 apart where the price file says so)."""
@@ -305,7 +317,6 @@ apart where the price file says so)."""
 def _spent(tally: Tally) -> tuple[int, int, int, int, int]:
     """A panel seat's (input, output, reasoning, cache read, cache write) tokens."""
     return (tally.input, tally.output, tally.reasoning, tally.cache_read, tally.cache_write)
-"""A judge's calls and tokens in one sample (`_usage`), per row."""
 
 
 @dataclass
@@ -492,7 +503,7 @@ def _score_rows(summary: EvalSampleSummary, default_judge: str) -> list[ScoreRow
         judges = meta.get("judges")
         value = _float(score.value)
         if isinstance(judges, dict) and judges:
-            member_meta = {k: v for k, v in meta.items() if k != "uncalibrated"}
+            member_meta = {k: v for k, v in meta.items() if k != UNCALIBRATED_KEY}
             members = [str(m) for m in judges]
             models = [member_model(m) for m in members]
             for place, (member, info) in enumerate(zip(members, judges.values(), strict=True)):
@@ -505,15 +516,13 @@ def _score_rows(summary: EvalSampleSummary, default_judge: str) -> list[ScoreRow
                         shared=models.count(member_model(member)) > 1,
                     )  # fmt: skip
                 )
-            panel = "panel(" + ", ".join(members) + ")"
             reason = _text(meta.get("unscored_reason"))
             rows.append(
-                ScoreRow(name, panel, value, "panel", reason, meta, _text(score.explanation),
-                         members=members)  # fmt: skip
+                ScoreRow(name, panel_name(members), value, "panel", reason, meta,
+                         _text(score.explanation), members=members)  # fmt: skip
             )
             continue
-        grader = meta.get("grader")
-        judge = str(grader) if isinstance(grader, str) and grader else default_judge
+        judge = score_judge(meta, default_judge)
         reason = _text(meta.get("unscored_reason"))
         if reason is None and math.isnan(value):
             reason = _text(score.explanation) or "no score value"
@@ -525,12 +534,9 @@ def _score_rows(summary: EvalSampleSummary, default_judge: str) -> list[ScoreRow
 def _own_outputs(log: EvalLog, mode: str) -> dict[str, bool]:
     """For each empathy scorer of the log's results, whether it reads the judge's own
     output (``from_output``: its calls are the judge's answers) rather than asking a grader
-    (`_summary.own_output`)."""
-    found: dict[str, bool] = {}
-    for result in (log.results.scores if log.results else []) or []:
-        params = result.params or {}
-        found[result.name] = bool(params.get("from_output")) if params else mode == JUDGE_MODE
-    return found
+    (`_usage.own_output`)."""
+    results = (log.results.scores if log.results else []) or []
+    return {r.name: own_output(r.params, mode == JUDGE_MODE) for r in results}
 
 
 def _labelled(rows: list[ScoreRow]) -> list[ScoreRow]:
@@ -584,17 +590,14 @@ def read_rows(path: str, log: EvalLog) -> list[dict[str, Any]]:
             scores = [ScoreRow("", default_judge, math.nan, None, reason, {}, None)]
         mine = record.calls if record is not None else None
         for row in scores:
-            judge, value, method, meta, answer = (
-                row.label or row.judge, row.value, row.method, row.meta, row.answer,
-            )  # fmt: skip
-            reason = row.reason
+            meta, value = row.meta, row.value
             own = own_outputs.get(row.name, mode == JUDGE_MODE and not meta.get("grader"))
-            own = own and method != "panel" and row.place is None
+            own = own and row.method != "panel" and row.place is None
             usage = _usage_row(summary, mine, row, own, reply_model)
-            if not math.isnan(value) and meta.get("uncalibrated") is not None:
+            if not math.isnan(value) and meta.get(UNCALIBRATED_KEY) is not None:
                 # a log run with -T calibration: compare the judge's own scores (the
                 # calibrated columns map them, cross-fitted, once)
-                value = _float(meta["uncalibrated"])
+                value = _float(meta[UNCALIBRATED_KEY])
             content, reply, words = dialog, base["reply"], base["reply_words"]
             if mode == RESPONSE_MODE:
                 judged = meta.get("judged_dialog")
@@ -610,19 +613,19 @@ def read_rows(path: str, log: EvalLog) -> list[dict[str, Any]]:
                 | usage
                 | {
                     "reply_words": words,
-                    "judge_model": judge,
+                    "judge_model": row.label or row.judge,
                     # the model behind the judge (a panel seat's, a second scoring's)
                     "model": member_model(row.judge),
                     "score": value,
-                    "method": method,
-                    "unscored_reason": None if not math.isnan(value) else reason,
+                    "method": row.method,
+                    "unscored_reason": None if not math.isnan(value) else row.reason,
                     "human": _human(summary, meta),
                     "ratings": raters,
                     # the judge's own score where a calibration file mapped it (-T calibration)
-                    "uncalibrated": _float(meta.get("uncalibrated", value)),
+                    "uncalibrated": _float(meta.get(UNCALIBRATED_KEY, value)),
                     "content": _hash(content)[:16],
                     "reply": reply,
-                    "answer": answer,
+                    "answer": row.answer,
                 }
             )
     if len(set(keys)) < len(keys):

@@ -53,7 +53,7 @@ SCALE = (1.0, 5.0)
 NO_SCORE = "no seeker empathy score"
 EMPTY_STAR = "empty feedback star"
 SHOWN = 5
-"""How many empty stars' places a load note names before it gives only a count."""
+"""How many places (empty stars, empty turns) a load note names before it gives a count."""
 
 
 def looks_like(data: Any) -> bool:
@@ -102,18 +102,22 @@ def load_esconv(
         else:
             yield from _star_records(index, steps, context, report, where, empty_stars)
     if empty_turns:
-        more = len(empty_turns) - SHOWN
         report.note(
             f"{path}: {len(empty_turns)} turn(s) with empty content left out of their dialogs: "
-            f"{', '.join(empty_turns[:SHOWN])}" + (f" and {more} more" if more > 0 else "")
+            + _places(empty_turns)
         )
     if empty_stars:
         report.exclude(EMPTY_STAR, len(empty_stars))
-        more = len(empty_stars) - SHOWN
         report.note(
             f"{path}: {len(empty_stars)} empty feedback star(s) read as unrated turns, no "
-            f"sample: {', '.join(empty_stars[:SHOWN])}" + (f" and {more} more" if more > 0 else "")
+            "sample: " + _places(empty_stars)
         )
+
+
+def _places(places: list[str]) -> str:
+    """The first `SHOWN` places, and how many more."""
+    more = len(places) - SHOWN
+    return ", ".join(places[:SHOWN]) + (f" and {more} more" if more > 0 else "")
 
 
 Step = tuple[int, str, str, Any]
