@@ -112,13 +112,34 @@ class ChildResult:
     stderr: str
 
 
+def eval_args(task: str, dataset: Path, model: str, connections: int, log_dir: Path) -> list[str]:
+    """``benchmarks/_run_eval.py``'s options for one eval."""
+    return [
+        "--task",
+        task,
+        "--dataset",
+        str(dataset),
+        "--model",
+        model,
+        "--max-connections",
+        str(connections),
+        "--log-dir",
+        str(log_dir),
+    ]
+
+
+def checkout_pythonpath() -> str:
+    """``PYTHONPATH`` for a child that imports ``inspect_empathy`` from this checkout."""
+    return os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+
+
 def run_child(args: Sequence[str], env: dict[str, str] | None = None) -> ChildResult:
     """Run a Python child process; CPU time and peak RSS come from ``os.wait4`` (that child).
 
     The child prints one JSON object as the last line of stdout. It imports
     ``inspect_empathy`` from this checkout (``PYTHONPATH``), whatever is installed.
     """
-    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
+    path = checkout_pythonpath()
     start = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, *args],

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from _common import check, median, run_child, table, write_dialogs_jsonl, write_results
+from _common import check, eval_args, median, run_child, table, write_dialogs_jsonl, write_results
 from fake_openai import FakeOpenAI
 
 TARGET = 0.95
@@ -63,16 +63,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                         result = run_child(
                             [
                                 "benchmarks/_run_eval.py",
-                                "--task",
-                                task,
-                                "--dataset",
-                                str(dataset),
-                                "--model",
-                                MODEL,
-                                "--max-connections",
-                                str(connections),
-                                "--log-dir",
-                                str(tmpdir / "logs"),
+                                *eval_args(task, dataset, MODEL, connections, tmpdir / "logs"),
                             ],
                             env=server.env(),
                         )

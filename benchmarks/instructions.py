@@ -60,7 +60,15 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from _common import ROOT, median, table, write_dialogs_jsonl, write_results
+from _common import (
+    ROOT,
+    checkout_pythonpath,
+    eval_args,
+    median,
+    table,
+    write_dialogs_jsonl,
+    write_results,
+)
 
 VALGRIND = "valgrind"
 CALLGRIND_OPTS = [
@@ -143,19 +151,9 @@ def run_one(task: str, size: int, rep: int, dataset: Path, tmp: Path, model: str
         f"--callgrind-out-file={out}",
         sys.executable,
         *(["benchmarks/instructions.py", "--child"] if stretch else ["benchmarks/_run_eval.py"]),
-        "--task",
-        task,
-        "--dataset",
-        str(dataset),
-        "--model",
-        model,
-        "--max-connections",
-        str(connections),
-        "--log-dir",
-        str(log_dir),
+        *eval_args(task, dataset, model, connections, log_dir),
     ]
-    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
-    env = {**os.environ, "PYTHONPATH": path, "PYTHONHASHSEED": "0"}
+    env = {**os.environ, "PYTHONPATH": checkout_pythonpath(), "PYTHONHASHSEED": "0"}
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - start

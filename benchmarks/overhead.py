@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from _common import check, median, run_child, table, write_dialogs_jsonl, write_results
+from _common import check, eval_args, median, run_child, table, write_dialogs_jsonl, write_results
 
 TARGET = 1.05
 
@@ -32,19 +32,7 @@ def run_eval(task: str, dataset: Path, model: str, connections: int, log_dir: Pa
     """One eval in a child process: wall time, peak RSS and the child's own report."""
     load = os.getloadavg()[0]
     result = run_child(
-        [
-            "benchmarks/_run_eval.py",
-            "--task",
-            task,
-            "--dataset",
-            str(dataset),
-            "--model",
-            model,
-            "--max-connections",
-            str(connections),
-            "--log-dir",
-            str(log_dir / task),
-        ]
+        ["benchmarks/_run_eval.py", *eval_args(task, dataset, model, connections, log_dir / task)]
     )
     check(result, f"{task} eval")
     report = result.report
