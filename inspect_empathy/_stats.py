@@ -1,7 +1,7 @@
 """Plain statistics of judge scores and human ratings on the 1-5 scale (numpy).
 
-Used by the Inspect metrics (`metrics.py`) and the comparison; numpy and Inspect's
-scorer module are imported where they are used, since Inspect imports every plugin at
+Used by the Inspect metrics (`metrics.py`) and the comparison; numpy and the krippendorff
+package are imported where they are used, since Inspect imports every plugin at
 start-up, also for runs that never compute these. The three correlations are numpy, not
 ``scipy.stats``: the metrics run inside every eval, and importing ``scipy.stats`` there
 added about 70 MB to the eval's peak memory (docs/performance.md); the tests check them
@@ -25,23 +25,57 @@ def round_score(values: Sequence[float] | np.ndarray) -> np.ndarray:
     return np.clip(np.floor(np.asarray(values, dtype=float) + 0.5), 1, 5).astype(int)
 
 
+def weighted_kappa(observed: np.ndarray, spacing: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Cohen's kappa with quadratic weights of contingency tables ``observed`` (``[..., k, k]``,
+    rows the first rater's categories, columns the second's) whose categories sit at
+    ``spacing`` (the 1-5 scale: 1, 2, ..., 5): ``1 - sum(w * observed) / sum(w * expected)``,
+    ``w = (s_i - s_j) ** 2``. The one QWK formula of the package (`qwk_along`, the published
+    kappas of ``compare.kappa``).
+
+    NaN where it is undefined: a rater who gave every item one category (no variation, as
+    Spearman is undefined then; the formula would say 0 whatever the other rater did), or
+    an empty table.
+    """
+    import numpy as np
+
+    table = np.asarray(observed, dtype=float)
+    places = np.asarray(spacing, dtype=float)
+    weights = (places[:, None] - places[None, :]) ** 2
+    rows, cols = table.sum(axis=-1), table.sum(axis=-2)
+    total = rows.sum(axis=-1)
+    varied = ((rows > 0).sum(axis=-1) >= 2) & ((cols > 0).sum(axis=-1) >= 2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        expected = rows[..., :, None] * cols[..., None, :] / total[..., None, None]
+        disagree = (weights * expected).sum(axis=(-2, -1))
+        kappa = 1 - (weights * table).sum(axis=(-2, -1)) / np.where(disagree > 0, disagree, 1)
+    return np.where(varied & (disagree > 0), kappa, np.nan)
+
+
+def qwk_along(
+    a: Sequence[int] | np.ndarray, b: Sequence[int] | np.ndarray, axis: int = -1, levels: int = 5
+) -> np.ndarray | float:
+    """Quadratic weighted kappa of ratings rounded onto 1..``levels`` along ``axis``,
+    vectorised over the other axes (each row's table from one bincount; for bootstraps).
+    NaN where it is undefined (`weighted_kappa`)."""
+    import numpy as np
+
+    a = np.moveaxis(np.asarray(a, dtype=int), axis, -1)
+    b = np.moveaxis(np.asarray(b, dtype=int), axis, -1)
+    shape = a.shape[:-1]
+    a, b = a.reshape(-1, a.shape[-1]), b.reshape(-1, b.shape[-1])
+    rows, cells = a.shape[0], levels * levels
+    index = (a - 1) * levels + (b - 1) + (np.arange(rows) * cells)[:, None]
+    observed = np.bincount(index.ravel(), minlength=rows * cells).reshape(rows, levels, levels)
+    kappa = weighted_kappa(observed, np.arange(1, levels + 1))
+    return kappa.reshape(shape) if shape else float(kappa[0])
+
+
 def quadratic_weighted_kappa(
     a: Sequence[int] | np.ndarray, b: Sequence[int] | np.ndarray, levels: int = 5
 ) -> float:
-    """Cohen's kappa with quadratic weights for two raters on a 1..levels scale."""
-    import numpy as np
-
-    a = np.asarray(a, dtype=int) - 1
-    b = np.asarray(b, dtype=int) - 1
-    observed = np.zeros((levels, levels))
-    np.add.at(observed, (a, b), 1)
-    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / observed.sum()
-    i, j = np.indices((levels, levels))
-    weights = (i - j) ** 2 / (levels - 1) ** 2
-    denominator = (weights * expected).sum()
-    if denominator == 0:
-        return float("nan")
-    return float(1 - (weights * observed).sum() / denominator)
+    """Cohen's kappa with quadratic weights for two raters on a 1..levels scale (NaN where
+    undefined: either rater without variation, see `weighted_kappa`)."""
+    return float(qwk_along(a, b, levels=levels))
 
 
 def average_ranks(values: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -162,32 +196,43 @@ def shares_by_level(rounded: np.ndarray) -> dict[str, float]:
     return {f"share_{k}": float(np.mean(rounded == k)) for k in range(1, 6)}
 
 
-def krippendorff_alpha(ratings: Sequence[Sequence[float | None]]) -> float | None:
-    """Ordinal Krippendorff's alpha for judges (rows) x items (columns), rounded to 1-5.
+def krippendorff_alpha(ratings: Sequence[Sequence[float | None]] | np.ndarray) -> float | None:
+    """Ordinal Krippendorff's alpha for judges or raters (rows) x items (columns), rounded
+    half up onto 1-5: the one alpha of the package (panels, self-consistency, the human
+    ceiling and its bootstrap).
 
-    Missing ratings are None. Returns None where alpha is undefined (fewer than
-    two judges, no item rated twice, or no variation at all). Computed by Inspect's
-    public ``krippendorff_alpha(level="ordinal")`` metric, each item that two or more
-    judges rated a unit (the same figure as the ``krippendorff`` package's ordinal alpha
-    on the 1-5 domain: tests/test_alpha_inspect.py checks them against each other).
+    Missing ratings are None or NaN. Returns None where alpha is undefined (fewer than
+    two rows, no item rated twice, or no variation at all). Computed by the
+    ``krippendorff`` package's ordinal alpha on the 1-5 domain, each item that two or
+    more rows rated a unit; it equals Inspect's ``krippendorff_alpha(level="ordinal")``
+    metric to 1e-12 (tests/test_alpha_inspect.py), which costs about 70 ms a call
+    against the package's 0.2 ms, too slow for the human ceiling's 2,000 resamples.
     """
-    import numpy as np
-    from inspect_ai.scorer import SampleScore, Score
-    from inspect_ai.scorer import krippendorff_alpha as inspect_alpha
+    import warnings
 
-    raw = np.array([[np.nan if v is None else v for v in row] for row in ratings], dtype=float)
+    import krippendorff
+    import numpy as np
+
+    raw = np.array(
+        [[np.nan if v is None else v for v in row] for row in ratings], dtype=float, ndmin=2
+    )
     if raw.ndim != 2 or raw.shape[0] < 2:
         return None
     present = ~np.isnan(raw)
     data = np.full(raw.shape, np.nan)
     data[present] = round_score(raw[present])
-    units = [[float(v) for v in column if v == v] for column in data.T]
-    units = [unit for unit in units if len(unit) >= 2]  # Inspect's metric warns on the rest
-    if not units or len({v for unit in units for v in unit}) < 2:
+    data = data[:, (~np.isnan(data)).sum(axis=0) >= 2]
+    values = data[~np.isnan(data)]
+    if not data.shape[1] or len(np.unique(values)) < 2:
         return None
-    scores = [SampleScore(score=Score(value=unit), sample_id=i) for i, unit in enumerate(units)]
-    alpha = inspect_alpha(level="ordinal")(scores)
-    return float(alpha) if math.isfinite(alpha) else None
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore")
+        alpha = float(
+            krippendorff.alpha(
+                reliability_data=data, level_of_measurement="ordinal", value_domain=[1, 2, 3, 4, 5]
+            )
+        )
+    return alpha if math.isfinite(alpha) else None
 
 
 BCA_MAX_N = 1000

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import warnings
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
@@ -27,7 +26,9 @@ from scipy import stats
 
 from ._stats import (
     BCA_MAX_N,
+    krippendorff_alpha,
     quadratic_weighted_kappa,
+    qwk_along,
     round_score,
     scipy_bootstrap,
     spearman_along,
@@ -173,32 +174,6 @@ def bootstrap_ci(
     return math.nan, math.nan
 
 
-def qwk_along(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray | float:
-    """Quadratic weighted kappa of rounded 1-5 ratings along ``axis``, vectorised over the
-    other axes (each row's 5x5 table from one bincount): equal to
-    ``quadratic_weighted_kappa`` row by row, NaN where it is undefined."""
-    a = np.moveaxis(np.asarray(a, dtype=int), axis, -1)
-    b = np.moveaxis(np.asarray(b, dtype=int), axis, -1)
-    shape = a.shape[:-1]
-    a, b = a.reshape(-1, a.shape[-1]), b.reshape(-1, b.shape[-1])
-    rows = a.shape[0]
-    cells = (a - 1) * 5 + (b - 1) + (np.arange(rows) * 25)[:, None]
-    observed = np.bincount(cells.ravel(), minlength=rows * 25).reshape(rows, 5, 5).astype(float)
-    total = observed.sum(axis=(1, 2))
-    expected = observed.sum(axis=2)[:, :, None] * observed.sum(axis=1)[:, None, :]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        expected = expected / total[:, None, None]
-        i, j = np.indices((5, 5))
-        weights = (i - j) ** 2 / 16
-        denominator = (weights * expected).sum(axis=(1, 2))
-        kappa = np.where(
-            denominator > 0,
-            1 - (weights * observed).sum(axis=(1, 2)) / np.where(denominator > 0, denominator, 1),
-            np.nan,
-        )
-    return kappa.reshape(shape) if shape else float(kappa[0])
-
-
 def _varied(*arrays: np.ndarray) -> bool:
     return all(len(a) >= 2 and np.ptp(a) > 0 for a in arrays)
 
@@ -285,21 +260,8 @@ def _rounded_matrix(ratings: pd.DataFrame) -> np.ndarray:
 
 
 def _alpha_of(matrix: np.ndarray) -> float:
-    import krippendorff
-
-    pairable = (~np.isnan(matrix)).sum(axis=0) >= 2
-    present = matrix[:, pairable]
-    if not pairable.any() or len(np.unique(present[~np.isnan(present)])) < 2:
-        return math.nan
-    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
-        warnings.simplefilter("ignore")
-        return float(
-            krippendorff.alpha(
-                reliability_data=matrix,
-                level_of_measurement="ordinal",
-                value_domain=[1, 2, 3, 4, 5],
-            )
-        )
+    alpha = krippendorff_alpha(matrix)
+    return math.nan if alpha is None else alpha
 
 
 def ordinal_alpha(df: pd.DataFrame, resamples: int = 2000, seed: int = 0) -> dict[str, float]:

@@ -6,7 +6,7 @@ contingency table of two raters:
 - ``standard`` (the default everywhere): the categories are the integers of the rating
   scale (``0..2``, ``1..5``, ``1..7``), ratings rounded half up onto them, and a
   disagreement of ``i`` against ``j`` weighs ``(i - j) ** 2``: the usual QWK. It is the
-  plugin's ``quadratic_weighted_kappa`` on the scale's own categories: mapping a 1-7
+  plugin's one QWK formula (`_stats.weighted_kappa`) on the scale's own categories: mapping a 1-7
   scale onto 1-5 and rounding would merge categories and change it.
 - ``paper``: the kappa of Kumar et al. (2025, "When LLMs are reliable for judging
   empathic communication"), as their notebook computes it: ratings times 100, rounded;
@@ -16,6 +16,8 @@ contingency table of two raters:
   category in the middle of the scale is never used (the categories on either side
   become neighbours) and on fractional ratings (crowd means, where 3.33 and 3.5 are
   neighbouring categories however far apart they are).
+
+Both are undefined (NaN) where a rater gave every item one rating, as Spearman is.
 
 `kappa_test` adds statsmodels' asymptotic standard error (Fleiss, Cohen and Everitt
 1969, as in SAS) and the two-sided p-value of z = kappa / se, which is how the paper's
@@ -30,6 +32,8 @@ from typing import Literal
 
 import numpy as np
 from scipy import stats
+
+from .._stats import weighted_kappa
 
 KappaKind = Literal["standard", "paper"]
 KAPPAS: tuple[str, ...] = ("standard", "paper")
@@ -46,20 +50,20 @@ def _table(a: np.ndarray, b: np.ndarray, categories: np.ndarray) -> np.ndarray:
 
 def _kappa_of(table: np.ndarray, spacing: np.ndarray) -> tuple[float, float]:
     """(kappa, its asymptotic standard error) of a table with quadratic weights on
-    ``spacing`` (statsmodels' ``cohens_kappa(table, weights=spacing, wt="quadratic")``)."""
+    ``spacing`` (statsmodels' ``cohens_kappa(table, weights=spacing, wt="quadratic")``):
+    the kappa is `_stats.weighted_kappa` (NaN where a rater has no variation), the standard
+    error statsmodels' formula."""
     n = table.sum()
     if n == 0 or len(spacing) < 2:
         return math.nan, math.nan
+    kappa = float(weighted_kappa(table, spacing))
+    if not math.isfinite(kappa):
+        return math.nan, math.nan
     probs = table / n
     rows, cols = probs.sum(axis=1), probs.sum(axis=0)
-    expected = np.outer(rows, cols)
     span = spacing[-1] - spacing[0]
     agree_w = 1 - (spacing[:, None] - spacing[None, :]) ** 2 / span**2
-    observed_agree = float((agree_w * probs).sum())
-    expected_agree = float((agree_w * expected).sum())
-    if expected_agree >= 1:
-        return math.nan, math.nan
-    kappa = (observed_agree - expected_agree) / (1 - expected_agree)
+    expected_agree = float((agree_w * np.outer(rows, cols)).sum())
     row_w = agree_w @ cols  # mean agreement weight of each row category
     col_w = rows @ agree_w
     term = (agree_w - (row_w[:, None] + col_w[None, :]) * (1 - kappa)) ** 2
