@@ -11,6 +11,7 @@ from pathlib import Path
 
 from inspect_ai.model import ChatMessage
 
+from ._file_kind import file_problem
 from .dialogs import Turn, merge_consecutive
 
 PLACEHOLDER = "{{Dialog}}"
@@ -69,36 +70,73 @@ def bundled_rubrics() -> dict[str, str]:
     return {SEED: "empathy.txt", **{n.removesuffix(".txt"): f"variants/{n}" for n in names}}
 
 
-_SCALE_OF_RUBRIC = re.compile(
-    r"\(\s*(\d+)\s*(?:-|–|—|to)\s*(\d+)\s*\)|scale (?:from|of) (\d+) to (\d+)"
+_DASH = r"(?:-|–|—|to|and)"
+_SCALE_FORMS: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(form, re.IGNORECASE)
+    for form in (
+        # (1-5), (0 to 10)
+        rf"\(\s*(\d+)\s*{_DASH}\s*(\d+)\s*\)",
+        # a scale from 1 to 5, a Scale of 1-10, a scale between 1 and 5
+        rf"\bscale\s+(?:from|of|between)\s+(\d+)\s*{_DASH}\s*(\d+)",
+        # a 1-10 scale, a 1 to 10 point scale
+        rf"\b(\d+)\s*{_DASH}\s*(\d+)(?:\s*-?\s*points?)?\s+scale",
+        # score it from 0 to 10, rate it between 1 and 7
+        rf"\b(?:score|rate|rating|grade)\w*\b[^.\n]{{0,30}}?\b(?:from|between)\s+(\d+)\s*"
+        rf"{_DASH}\s*(\d+)\b",
+        # a 10-point scale
+        r"\b()(\d+)\s*-?\s*points?\s+scale",
+        # a score out of 10
+        r"\b(?:score|rate|rating|grade)\w*\b[^.\n]{0,30}?()\bout\s+of\s+(\d+)\b",
+    )
 )
-"""A scale a rubric asks for: ``(1-5)``, ``(0 to 10)``, ``a scale from 1 to 5``."""
+"""The forms in which a rubric asks for a score on a scale, whatever their case: ``(1-5)``,
+``a scale from 1 to 5``, ``a scale of 1-10``, ``a 1-10 scale``, ``score it from 0 to 10``,
+``a 10-point scale``, ``a score out of 10`` (the last two name only the top: 1 is taken as
+the bottom)."""
+
+
+def rubric_scales(text: str) -> list[tuple[int, int, str]]:
+    """Every scale ``text`` asks for a score on: (bottom, top, the words that ask)."""
+    found = []
+    for form in _SCALE_FORMS:
+        for match in form.finditer(text):
+            low, high = match.group(1), match.group(2)
+            found.append((int(low) if low else 1, int(high), " ".join(match.group().split())))
+    return found
 
 
 def check_rubric(text: str, where: str) -> None:
     """Refuse a rubric the scorer cannot read answers to, in one line naming ``where``:
-    an empty file, the ``{{Dialog}}`` slot missing or repeated, a scale other than 1-5."""
+    an empty file, the ``{{Dialog}}`` slot missing or repeated, a scale other than 1-5
+    anywhere in it (`rubric_scales`), or no 1-5 scale at all."""
     if not text.strip():
         raise RubricError(f"rubric {where}: the file is empty")
     slots = text.count(PLACEHOLDER)
     if slots != 1:
         what = "has no" if slots == 0 else f"has {slots}"
         raise RubricError(f"rubric {where}: {what} {PLACEHOLDER} placeholder (exactly one needed)")
-    scales = {
-        (int(m.group(1) or m.group(3)), int(m.group(2) or m.group(4)))
-        for m in _SCALE_OF_RUBRIC.finditer(text)
-    }
-    other = sorted(scale for scale in scales if scale != (1, 5))
+    scales = rubric_scales(text)
+    other = sorted({(a, b, words) for a, b, words in scales if (a, b) != (1, 5)})
     if other:
-        shown = ", ".join(f"{a}-{b}" for a, b in other)
+        shown = ", ".join(f"{a}-{b} ({words!r})" for a, b, words in other)
         raise RubricError(
-            f"rubric {where}: asks for a score on {shown}; the scorer reads 1-5 scores only"
+            f"rubric {where}: asks for a score on {shown}; the scorer reads 1-5 scores only, "
+            "so a rubric must ask for 1-5 and no other scale"
         )
-    if (1, 5) not in scales:
+    if not scales:
         raise RubricError(
             f"rubric {where}: names no 1-5 scale (e.g. '(1-5)' or 'a scale from 1 to 5'); "
             "the scorer reads 1-5 scores only"
         )
+
+
+def check_rubric_for(rubric: str | None, cot: bool) -> Rubric:
+    """The rubric a task or scorer will send, checked for how it is asked (`load_rubric`;
+    with ``cot``, its closing line too, `rubric_template`): a `RubricError` in one line
+    when the task is built, not in every sample."""
+    used = load_rubric(rubric)
+    rubric_template(cot, rubric)
+    return used
 
 
 @cache
@@ -111,12 +149,15 @@ def load_rubric(rubric: str | None = None) -> Rubric:
         text, source = _bundled(bundled[name]), "bundled"
     else:
         path = Path(name).expanduser()
-        if not path.is_file():
+        info, problem = file_problem(path)
+        if info is None and problem == "no such file":
             known = ", ".join(bundled)
             raise RubricError(
                 f"rubric {name!r}: no such file, and not a bundled rubric ({known})"
             )
-        if path.stat().st_size > MAX_RUBRIC_BYTES:
+        if info is None:
+            raise RubricError(f"rubric {path}: {problem}")
+        if info.st_size > MAX_RUBRIC_BYTES:
             raise RubricError(f"rubric {path}: larger than {MAX_RUBRIC_BYTES} bytes")
         try:
             text = path.read_text("utf-8")

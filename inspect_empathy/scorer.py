@@ -40,7 +40,7 @@ from ._geval import (
 from ._judge_call import PRECISION, JudgeRequest, ask_judge, complete_choices, judge_request
 from ._rubric import (
     Turn,
-    load_rubric,
+    check_rubric_for,
     render_dialog,
     render_prompt,
     rubric_label,
@@ -163,7 +163,7 @@ def empathy_scorer(
     explicit = _explicit_judges(model)
     options = JudgeOptions(method, n, cot, low_mass, float(min_parsed), float(precision))
     try:
-        used = load_rubric(rubric).identity()
+        used = check_rubric_for(rubric, cot).identity()
     except ValueError as ex:
         raise OptionError(str(ex)) from None
     identity = used if rubric else None

@@ -19,7 +19,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from ._compat import PrerequisiteError
 from ._geval import DEFAULT_COMPLETIONS, Method
 from ._judge_call import PRECISION, ask_judge
-from ._rubric import load_rubric, render_dialog, render_prompt, turns_from_messages
+from ._rubric import check_rubric_for, render_dialog, render_prompt, turns_from_messages
 from ._samples import message_id
 from .dialogs import (
     JUDGE_DIALOG_KEY,
@@ -28,6 +28,7 @@ from .dialogs import (
     TRANSCRIPT_KEY,
     ends_with_bot,
 )
+from .errors import OptionError
 from .scorer import missing_grader_message
 
 
@@ -43,10 +44,10 @@ def empathy_prompt(cot: bool = False, rubric: str | None = None) -> Solver:
 
     Args:
       cot: Use the variant that asks for brief reasoning first and the score last.
-      rubric: A rubric variant (a bundled name or a file, `_rubric.load_rubric`)
+      rubric: A rubric variant (a bundled name or a file, `_rubric.check_rubric_for`)
         instead of the seed.
     """
-    load_rubric(rubric)  # a bad rubric is a one-line error before any model call
+    _check_rubric(rubric, cot)  # a bad rubric is a one-line error before any model call
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         turns, notes = turns_from_messages(state.messages)
@@ -93,7 +94,7 @@ def judge_generate(
     API errors after Inspect's retries, a broken installation) stays an error.
     """
 
-    load_rubric(rubric)  # a bad rubric is a one-line error before any model call
+    _check_rubric(rubric, cot)  # a bad rubric is a one-line error before any model call
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         model = get_model()
@@ -121,6 +122,14 @@ def judge_generate(
         return state
 
     return solve
+
+
+def _check_rubric(rubric: str | None, cot: bool) -> None:
+    """Refuse a rubric (or its ``cot`` form) in one plain line (`OptionError`)."""
+    try:
+        check_rubric_for(rubric, cot)
+    except ValueError as ex:
+        raise OptionError(str(ex)) from None
 
 
 def _with_rubric(state: TaskState, rubric_prompt: str) -> list[ChatMessage]:

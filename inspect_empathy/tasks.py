@@ -14,7 +14,7 @@ from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 from ._compat import PrerequisiteError, active_model, loading_tasks
 from ._geval import MIN_PARSED, Method
 from ._judge_call import PRECISION
-from ._rubric import load_rubric
+from ._rubric import check_rubric_for
 from .dataset import DatasetError, OnInvalid, load_dialogs, skipped_summary
 from .errors import OptionError
 from .reducer import empathy_mean
@@ -125,7 +125,7 @@ def empathy(
     """
     n = check_options(method, completions, samples, low_mass, min_parsed, prefix="-T ")
     check_precision(precision, prefix="-T ")
-    identity = rubric_identity(rubric)
+    identity = rubric_identity(rubric, cot)
     provenance = calibration_provenance(calibration)
     if input not in ("conversation", "prompt", "dialog"):
         raise PrerequisiteError(
@@ -180,11 +180,12 @@ def empathy(
     )
 
 
-def rubric_identity(rubric: str | None) -> dict[str, str]:
+def rubric_identity(rubric: str | None, cot: bool = False) -> dict[str, str]:
     """The rubric's identity for the log (name, content hash, source), or a one-line
-    error naming the file before any model call."""
+    error naming the file before any model call (with ``cot``, a rubric without the
+    closing line the reasoning variant replaces is one too)."""
     try:
-        return load_rubric(rubric).identity()
+        return check_rubric_for(rubric, cot).identity()
     except ValueError as ex:
         raise OptionError(str(ex)) from None
 
@@ -272,7 +273,7 @@ def empathy_response(
       per_turn: One sample per bot turn of each dialog: the model replies at every
         point where the bot spoke (as for ``empathy``).
     """
-    identity = rubric_identity(rubric)
+    identity = rubric_identity(rubric, cot)
     n = check_options(grader_method, completions, samples, low_mass, min_parsed, prefix="-T ")
     check_precision(precision, prefix="-T ")
     provenance = calibration_provenance(calibration)

@@ -1,6 +1,7 @@
 """Rendering: the seed verbatim, literal substitution, no forged turns."""
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from inspect_ai.event import ModelEvent
@@ -225,3 +226,89 @@ def test_scorer_in_a_task_of_ones_own_takes_a_rubric(tmp_path: Path) -> None:
     ]
     texts = [sample.attachments.get(p.removeprefix("attachment://"), p) for p in prompts]
     assert texts and all("Example:" in t for t in texts)  # the anchored rubric
+
+
+# -- what a rubric asks for, checked when the task is built ---------------------------------
+
+FORM = "\n\nDialog:\n\n{{Dialog}}\n\n\n" + SCORE_ONLY_FORM
+
+
+@pytest.mark.parametrize(
+    ("asks", "scale"),
+    [
+        ("Empathy (1-5). Then give a final score on a scale of 1-10.", "1-10"),
+        ("Empathy (1-5). Give your score out of 10.", "1-10"),
+        ("Empathy (1-5), where the final answer uses a 10-point scale.", "1-10"),
+        ("Empathy (1-5); report it on the usual 0-10 scale.", "0-10"),
+        ("Empathy (1-5). Rate the reply from 0 to 4.", "0-4"),
+        ("Empathy (1–5), on a Scale Between 1 And 7.", "1-7"),
+    ],
+)
+def test_a_rubric_asking_for_any_other_scale_beside_1_5_is_refused(
+    tmp_path: Path, asks: str, scale: str
+) -> None:
+    from inspect_empathy._rubric import RubricError, load_rubric
+
+    path = tmp_path / "two_scales.txt"
+    path.write_text(asks + FORM, encoding="utf-8")
+    with pytest.raises(RubricError, match=f"asks for a score on {scale} ") as info:
+        load_rubric(str(path))
+    assert "\n" not in str(info.value) and str(path) in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "asks",
+    [
+        "Rate the reply on a Scale From 1 to 5.",
+        "RATE THE REPLY ON A SCALE OF 1-5.",
+        "Use a 5-point scale (1 to 5).",
+        "Give a score out of 5.",
+        "Rate it between 1 and 5, and write 2 to 3 sentences (no more than 3).",
+    ],
+)
+def test_a_rubric_asking_for_1_5_in_any_case_or_wording_is_accepted(
+    tmp_path: Path, asks: str
+) -> None:
+    from inspect_empathy._rubric import load_rubric
+
+    path = tmp_path / "mine.txt"
+    path.write_text(asks + FORM, encoding="utf-8")
+    assert load_rubric(str(path)).text.startswith(asks)
+
+
+def test_cot_with_a_rubric_without_the_closing_line_stops_the_task_before_any_call(
+    openai_server: Any, tmp_path: Path
+) -> None:
+    from inspect_ai import Task, eval
+    from inspect_ai.dataset import Sample
+
+    from inspect_empathy import empathy_scorer
+    from inspect_empathy._compat import PrerequisiteError
+    from inspect_empathy.solver import empathy_prompt
+
+    rubric = tmp_path / "open.txt"
+    rubric.write_text("Rate the last reply (1-5).\n{{Dialog}}\nYour score:", encoding="utf-8")
+    dataset = tmp_path / "d.jsonl"
+    dataset.write_text(
+        '{"id": "d1", "turns": [{"role": "user", "content": "I lost my job."}, '
+        '{"role": "assistant", "content": "I am sorry."}], "rating": 4}\n',
+        encoding="utf-8",
+    )
+    common = {"dataset": str(dataset), "cot": True, "rubric": str(rubric)}
+    runs: list[tuple[Any, dict[str, Any]]] = [
+        ("inspect_empathy/empathy", {**common, "input": input})
+        for input in ("conversation", "dialog", "prompt")
+    ]
+    runs.append(("inspect_empathy/empathy_response", common))
+    for name, args in runs:
+        with pytest.raises(PrerequisiteError, match="cot needs its closing line") as info:
+            eval(name, task_args=args, model="openai/gpt-4o-mini",
+                 model_roles={"grader": "openai/gpt-4o-mini"},
+                 log_dir=str(tmp_path / "logs"), display="none")  # fmt: skip
+        assert "\n" not in str(info.value) and str(rubric) in str(info.value)
+    for build in (lambda: empathy_scorer(cot=True, rubric=str(rubric)),
+                  lambda: empathy_prompt(cot=True, rubric=str(rubric))):  # fmt: skip
+        with pytest.raises(PrerequisiteError, match="cot needs its closing line"):
+            eval(Task(dataset=[Sample(input="x")], scorer=build()), model="openai/gpt-4o-mini",
+                 display="none", log_dir=str(tmp_path / "logs"))  # fmt: skip
+    assert openai_server.count() == 0
