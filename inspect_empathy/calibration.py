@@ -27,7 +27,6 @@ import hashlib
 import json
 import math
 import os
-import stat
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from ._file_kind import file_problem
 from ._stats import quadratic_weighted_kappa, round_score
 from .humans import bootstrap_ci, qwk_along
 
@@ -364,20 +364,16 @@ class Calibration:
 
 def _read_bounded(path: Path) -> bytes:
     """The bytes of a calibration file of at most `MAX_FILE_BYTES` (checked before reading)."""
+    info, problem = file_problem(path)
+    if info is None:
+        raise CalibrationError(f"calibration file {path}: {problem}")
+    if info.st_size > MAX_FILE_BYTES:
+        raise CalibrationError(_too_large(path, info.st_size))
     try:
-        info = os.stat(path)
-        if stat.S_ISDIR(info.st_mode):
-            raise CalibrationError(f"calibration file {path}: is a folder, not a file")
-        if not stat.S_ISREG(info.st_mode):
-            raise CalibrationError(
-                f"calibration file {path}: not a regular file (a device, FIFO or socket)"
-            )
-        if info.st_size > MAX_FILE_BYTES:
-            raise CalibrationError(_too_large(path, info.st_size))
         with open(path, "rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
-        raise CalibrationError(f"calibration file {path}: not found") from None
+        raise CalibrationError(f"calibration file {path}: no such file") from None
     except OSError as error:
         raise CalibrationError(f"calibration file {path}: cannot be read ({error})") from None
     if len(data) > MAX_FILE_BYTES:

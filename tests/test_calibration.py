@@ -254,7 +254,7 @@ def test_good_file_loads_and_missing_file_is_named(tmp_path: Path) -> None:
     loaded = Calibration.from_json(_write(tmp_path / "ok.json", GOOD))
     assert loaded.apply(4.0) == 3.5
     missing = tmp_path / "nowhere.json"
-    with pytest.raises(ValueError, match=rf"calibration file {missing}: not found"):
+    with pytest.raises(ValueError, match=rf"calibration file {missing}: no such file"):
         Calibration.from_json(missing)
 
 

@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._file_kind import file_problem
 from .comparison import CompareError, LogSource
 
 DEFAULT_CONFIDENCE = 0.95
@@ -162,6 +163,9 @@ def read_ratings(path: LogSource, scale: tuple[float, float] | None = None) -> p
     ``rating`` and, where the logs hold several reply models, ``reply_model``. Ratings on
     1-5, or on ``scale`` (low, high) mapped linearly onto 1-5."""
     path = Path(path)
+    problem = file_problem(path)[1]  # a FIFO would hang: refused unread, saying what it is
+    if problem:
+        raise CompareError(f"human ratings {path}: {problem}")
     try:
         if path.suffix.lower() in (".jsonl", ".json"):
             frame = pd.read_json(path, lines=path.suffix.lower() == ".jsonl", dtype=False)

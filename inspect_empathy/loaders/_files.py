@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from .._file_kind import file_problem
 from ..errors import DatasetError
 from ._problems import BAD_JSON, UNREADABLE, LoadReport
 
@@ -24,16 +23,11 @@ def check_regular_file(path: Path, max_bytes: int | None = None) -> int:
     Devices (``/dev/zero``), FIFOs and sockets are refused without being opened: reading
     them could hang or never end.
     """
-    try:
-        info = os.stat(path)
-    except FileNotFoundError as ex:
-        raise DatasetError(f"{path}: no such file") from ex
-    except OSError as ex:
-        raise DatasetError(f"{path}: {UNREADABLE}: {ex.strerror or ex}") from ex
-    if stat.S_ISDIR(info.st_mode):
-        raise DatasetError(f"{path}: is a folder, not a file")
-    if not stat.S_ISREG(info.st_mode):
-        raise DatasetError(f"{path}: {UNREADABLE}: not a regular file (a device, FIFO or socket)")
+    info, problem = file_problem(path)
+    if info is None:
+        if problem in ("no such file", "is a folder, not a file"):
+            raise DatasetError(f"{path}: {problem}")
+        raise DatasetError(f"{path}: {UNREADABLE}: {problem}")
     if max_bytes is not None and info.st_size > max_bytes:
         raise DatasetError(
             f"{path}: {UNREADABLE}: {info.st_size} bytes, more than the {max_bytes} allowed here"
@@ -124,3 +118,57 @@ def json_lines(path: Path, report: LoadReport) -> Iterator[tuple[str, Any]]:
             report.problem(where, BAD_JSON, "bad JSON: nested too deeply")
             continue
         yield where, value
+
+
+_VARIABLE_LIKE = ("${", "$(")
+
+
+def inside_folder(
+    folder: Path,
+    path: Any,
+    where: str,
+    key: str = "path",
+    allow_outside: bool = False,
+    notes: list[str] | None = None,
+    place: str = "folder",
+) -> Path:
+    """The one rule for a path a spec or loader reads: ``path`` (relative to ``folder``,
+    or absolute) resolved once, symlinks followed, and returned resolved, so the file
+    checked is the file read; it must lie inside ``folder`` (also resolved), unless
+    ``allow_outside`` (then each such file is named in ``notes``). ``place`` names the
+    folder in messages (``the spec's folder``).
+
+    Nothing is expanded: a path starting with ``~`` or holding ``${NAME}`` is refused (a
+    spec expands only the variables it lists, in its ``path``). DatasetError naming
+    ``where``, ``key`` and the path otherwise.
+    """
+    if not isinstance(path, str) or not path.strip():
+        raise DatasetError(f"{where}: {key}: a file path is needed, not {path!r}")
+    if "\x00" in path:
+        raise DatasetError(f"{where}: {key} {path!r} holds a NUL character")
+    if path.startswith("~") or any(mark in path for mark in _VARIABLE_LIKE):
+        raise DatasetError(
+            f"{where}: {key} {path!r} is not expanded (no ~, no ${{NAME}}): write it relative "
+            "to the folder, or list the variable under 'environment' in the spec's path"
+        )
+    candidate = Path(path)
+    candidate = candidate if candidate.is_absolute() else folder / candidate
+    try:
+        real, home = candidate.resolve(), folder.resolve()
+    except (OSError, RuntimeError) as ex:  # a symlink loop
+        raise DatasetError(f"{where}: {key} {path!r} cannot be resolved ({ex})") from None
+    if real == home or real.is_relative_to(home):
+        return real
+    if not allow_outside:
+        raise DatasetError(
+            f"{where}: {key} {path!r} reads {real}, outside the {place} {home}; "
+            + (
+                "a spec reads only files in its folder or below unless it says so: add "
+                "'allow_outside: true' to the spec"
+                if "spec" in place
+                else "only files inside it are read (a symlink out of it too is refused)"
+            )
+        )
+    if notes is not None:
+        notes.append(f"{key} read from outside the {place} (allow_outside: true): {real}")
+    return real

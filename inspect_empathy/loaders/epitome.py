@@ -24,6 +24,7 @@ from typing import Any
 
 from ..dialogs import RATING_SCOPE_KEY, DialogRecord, Turn
 from ..errors import DatasetError
+from ._files import inside_folder
 from ._options import check_keys
 from ._problems import (
     CONFLICT,
@@ -61,8 +62,8 @@ def resolve_files(path: Path, dimensions: list[str], mapping: dict[str, Any]) ->
             files[dimension] = Path(mapping[dimension])
         elif path.is_file() and path.name == DIMENSIONS[dimension]:
             files[dimension] = path
-        else:
-            files[dimension] = folder / DIMENSIONS[dimension]
+        else:  # a member of the folder: one that is a symlink out of it is refused
+            files[dimension] = inside_folder(folder, DIMENSIONS[dimension], str(path), dimension)
     missing = [f"{d} ({p})" for d, p in files.items() if not p.is_file()]
     if missing:
         hint = (

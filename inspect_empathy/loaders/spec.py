@@ -10,9 +10,12 @@
 ``on_invalid`` and ``max_turns`` may be set here too; arguments given to
 ``load_dialogs`` (or ``-T``) win over the spec.
 
-A path that leads outside the spec's folder (``../..``, an absolute path, a symlink
-out of it) is refused unless the spec says ``allow_outside: true``; the load's notes
-then name each file read from outside.
+Every path is read by one rule (`inside_folder`): resolved once, symlinks followed, and
+inside the spec's folder; one that leads outside it (``../..``, an absolute path, a
+symlink out of it) is refused unless the spec says ``allow_outside: true`` (the load's
+notes then name each file read from outside). Nothing is expanded (``~``, ``${NAME}``)
+unless the spec lists the variable: ``path: ${KUMAR2025}`` with
+``environment: [KUMAR2025]`` reads the folder the user names.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DatasetError
-from ._files import check_regular_file, read_text
+from ._files import check_regular_file, inside_folder, read_text
 
 SPEC_SUFFIXES = (".yaml", ".yml")
 MAX_SPEC_BYTES = 256 * 1024
@@ -90,62 +93,95 @@ def read_spec(file: Path, data: Any = None) -> Spec:
                 raise DatasetError(
                     f"{file}: spec key {key!r} holds invalid Unicode (a lone surrogate)"
                 ) from None
+    name = data.pop("name", None)
+    if name is not None:
+        check_name(name, file)
     folder = file.parent
     allow = data.pop("allow_outside", False)
     if not isinstance(allow, bool):
         raise DatasetError(f"{file}: spec key 'allow_outside' must be true or false, not {allow!r}")
+    variables = _variables(data.pop("environment", None), file)
     notes: list[str] = []
     source = str(data.pop("path"))
-    source, named = expand_variables(source, file)
-    if named:  # the user named this folder (an environment variable): read from it
-        notes.append(f"path {named} read from {source}")
-        source = str(Path(source).expanduser().absolute())
+    expanded, named = expand_variables(source, file, variables)
+    if named:  # the user named this folder (an environment variable the spec lists)
+        real = Path(expanded).resolve()
+        notes.append(f"path {named} read from {real}")
+        source = str(real)
     elif not source.startswith("hf:"):
-        source = str(_resolve(source, folder, file, "path", allow, notes))
+        where = str(file)
+        source = str(inside_folder(folder, source, where, "path", allow, notes, PLACE))
     fmt = data.pop("format", None)
-    name = data.pop("name", None)
     options = {key: data.pop(key) for key in LOAD_KEYS if key in data}
     for key in PATH_KEYS:
-        if isinstance(data.get(key), str):
-            data[key] = str(_resolve(data[key], folder, file, key, allow, notes))
+        if data.get(key) is not None:
+            data[key] = str(inside_folder(folder, data[key], str(file), key, allow, notes, PLACE))
     return Spec(file, source, str(fmt) if fmt else None, data, options, name, notes)
 
 
+PLACE = "spec's folder"
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_NAME_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+"""Control characters a spec's ``name`` may not hold (it is shown in terminals and logs:
+an escape sequence would reach the terminal raw), tab and newline included."""
 
 
-def expand_variables(path: str, file: Path) -> tuple[str, str]:
+def check_name(name: str, file: Path) -> None:
+    """Refuse a ``name:`` holding a control character (as ids and turns are refused)."""
+    found = _NAME_CONTROL.search(name)
+    if found is not None:
+        raise DatasetError(
+            f"{file}: spec key 'name' holds the control character "
+            f"U+{ord(found.group()):04X} at character {found.start() + 1}: a name is one "
+            "line of plain text (a terminal escape would reach the terminal raw)"
+        )
+
+
+def _variables(value: Any, file: Path) -> tuple[str, ...]:
+    """The environment variables a spec says its ``path`` reads (``environment: [NAME]``)."""
+    if value is None:
+        return ()
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list) or not all(
+        isinstance(n, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n) for n in names
+    ):
+        raise DatasetError(
+            f"{file}: spec key 'environment' lists the environment variables the path reads "
+            f"(environment: [NAME]), not {value!r}"
+        )
+    return tuple(names)
+
+
+def expand_variables(path: str, file: Path, allowed: tuple[str, ...] = ()) -> tuple[str, str]:
     """``path`` with each ``${NAME}`` replaced by the environment variable NAME, and the
     names (empty when there were none). A spec whose data lives in a folder of the user's
-    (a download of a published repository) says ``path: ${KUMAR2025}``; the folder is then
-    the spec's one input. An unset variable is an error naming it."""
+    (a download of a published repository) says ``path: ${KUMAR2025}`` and lists the
+    variable (``environment: [KUMAR2025]``); the folder is then the spec's one input.
+    A variable the spec does not list, or one that is unset, is an error naming it; so is
+    a path starting with ``~`` (never expanded)."""
     names = _VARIABLE.findall(path)
     if not names:
         return path, ""
+    unlisted = [n for n in names if n not in allowed]
+    if unlisted:
+        raise DatasetError(
+            f"{file}: path {path!r} names the environment variable {unlisted[0]}, which the "
+            "spec does not list: a spec reads an environment variable only when it says so "
+            f"(environment: [{unlisted[0]}])"
+        )
     missing = [n for n in names if not os.environ.get(n)]
     if missing:
         raise DatasetError(
             f"{file}: path {path!r} needs the environment variable {missing[0]}: set it to the "
             f"folder of the data (e.g. {missing[0]}=/path/to/folder inspect eval ...)"
         )
-    return _VARIABLE.sub(lambda m: os.environ[m.group(1)], path), "${" + "}, ${".join(names) + "}"
-
-
-def _resolve(path: str, folder: Path, file: Path, key: str, allow: bool, notes: list[str]) -> Path:
-    """``path`` relative to the spec's folder; outside it only with ``allow_outside``."""
-    candidate = Path(path).expanduser()
-    resolved = candidate if candidate.is_absolute() else folder / candidate
-    real, home = resolved.resolve(), folder.resolve()
-    if real == home or real.is_relative_to(home):
-        return resolved
-    if not allow:
+    expanded = _VARIABLE.sub(lambda m: os.environ[m.group(1)], path)
+    if expanded.startswith("~"):
         raise DatasetError(
-            f"{file}: {key} {path!r} reads {real}, outside the spec's folder {home}; a spec "
-            "reads only files in its folder or below unless it says so: add "
-            "'allow_outside: true' to the spec"
+            f"{file}: path {path!r} expands to {expanded!r}: '~' is not expanded; set "
+            f"{names[0]} to an absolute folder"
         )
-    notes.append(f"{key} read from outside the spec's folder (allow_outside: true): {real}")
-    return resolved
+    return expanded, "${" + "}, ${".join(names) + "}"
 
 
 def load_yaml(text: str) -> Any:

@@ -55,6 +55,7 @@ def corpus(root: Path, spec_extra: str = "") -> Path:
     spec.write_text(
         f"""format: raters
 path: ${{TOY_ROOT}}
+environment: [TOY_ROOT]
 name: toy
 dialogs:
   file: original_data/dialogs.csv

@@ -208,7 +208,7 @@ def test_dev_zero_is_refused_unread(format: str | None) -> None:
         pytest.skip("no /dev/zero")
     raised = _finishes(lambda: load_dialogs("/dev/zero", format=format))
     assert isinstance(raised, DatasetError)
-    assert "/dev/zero: unreadable file: not a regular file" in str(raised)
+    assert "/dev/zero: unreadable file: is a character device, not a regular file" in str(raised)
 
 
 @pytest.mark.parametrize("name", ["pipe.csv", "pipe.jsonl", "pipe.json", "pipe.yaml", "pipe"])
@@ -217,7 +217,7 @@ def test_fifo_is_refused_without_hanging(tmp_path: Path, name: str) -> None:
     os.mkfifo(fifo)
     raised = _finishes(lambda: load_dialogs(fifo))
     assert isinstance(raised, DatasetError)
-    assert f"{name}: unreadable file: not a regular file" in str(raised)
+    assert f"{name}: unreadable file: is a FIFO (named pipe), not a regular file" in str(raised)
     # also when a spec points at it
     (tmp_path / "spec.yaml").write_text(f"path: {name}\nformat: csv\n", encoding="utf-8")
     raised = _finishes(lambda: load_dialogs(tmp_path / "spec.yaml"))
