@@ -216,6 +216,22 @@ def compare_command(args: argparse.Namespace) -> int:
     if resamples < 0:
         print("inspect-empathy compare: --resamples must be >= 0", file=sys.stderr)
         return 2
+    if args.published and not args.logs:  # raters and no judges: what people say alone
+        from .published_cli import people_only
+
+        try:
+            if args.out is not None:
+                check_out(args.out)
+            alone = people_only(args.published, resamples, args.seed, args.out)
+        except CompareError as ex:
+            print(f"inspect-empathy compare: {ex}", file=sys.stderr)
+            return 1
+        if alone is not None:
+            if not args.quiet:
+                print(alone[0])
+                if alone[1]:
+                    print(f"\nWrote {len(alone[1])} files to {args.out}")
+            return 0
     try:
         if args.out is not None:
             check_out(args.out)  # before the computation, not after it

@@ -88,6 +88,9 @@ class JudgeComparison:
     reply_pairs: pd.DataFrame | None = None
     """Response mode: each pair of reply models under one grader, paired tests
     (``replying.reply_pairs``); None without response-mode logs."""
+    published_sections: list = field(default_factory=list)
+    """Report sections of ``--published`` specs, (title, lines, (headers, rows)) each: the
+    responders table (set by ``published_cli.scale_section``)."""
 
     @property
     def judge_names(self) -> list[str]:

@@ -28,7 +28,7 @@ import pandas as pd
 
 from ..dialogs import normalise_rating
 from ..errors import DatasetError
-from ..loaders.raters import RatedTable, read_rated
+from ..loaders.raters import NOTE_LIMIT, RatedTable, rater_bad_cells, read_rated
 from ..loaders.spec import read_spec
 from . import kappa as kappas
 from .comparison import CompareError
@@ -50,8 +50,15 @@ class Published:
 
 
 def load_published(spec: str | os.PathLike[str], dimension: str | None = None) -> Published:
-    """Read a ``format: raters`` spec (``dimension`` overrides its ``dimension``)."""
+    """Read a ``format: raters`` spec (``dimension`` overrides its ``dimension``).
+
+    A rater's bad cell (unreadable, or outside the scale) stops it, every such cell named
+    by file, row and column, as the load does, unless the spec says ``bad_cells: missing``
+    (the cell is a missing rating, named in the notes) or lists the value under
+    ``missing_values``."""
     path = Path(spec)
+    if not path.is_file():
+        raise CompareError(f"{path}: no such spec file")
     try:
         parsed = read_spec(path)
         if (parsed.format or "").lower() != "raters":
@@ -62,6 +69,17 @@ def load_published(spec: str | os.PathLike[str], dimension: str | None = None) -
         table = read_rated(parsed.source, mapping)
     except DatasetError as ex:
         raise CompareError(str(ex)) from ex
+    bad = rater_bad_cells(table)
+    if bad and str(mapping.get("bad_cells", "fail")) == "fail":
+        lines = [f"  {cell}" for cell in bad[:NOTE_LIMIT]]
+        if len(bad) > NOTE_LIMIT:
+            lines.append(f"  ... and {len(bad) - NOTE_LIMIT} more")
+        raise CompareError(
+            f"{path}: {len(bad)} rater cell(s) unreadable or outside the scale "
+            f"{table.scale[0]:g}-{table.scale[1]:g}:\n" + "\n".join(lines) + "\n"
+            "(values that mean 'not rated': list them under missing_values; or "
+            "bad_cells: missing keeps each such cell as a missing rating)"
+        )
     return Published(path, mapping, table, parsed.name or path.stem)
 
 
@@ -81,6 +99,10 @@ def published_rows(pub: Published, ids: Sequence[str] | None = None) -> pd.DataF
     table = pub.table
     ids = list(table.ids if ids is None else ids)
     human = _aggregate(table, ids)
+    responder_of: dict[str, str] = {}
+    if table.own_replies and table.responder is not None:
+        position = table.key_columns.index(table.responder)
+        responder_of = {sid: key[position] for sid, key in table.keys.items()}
     rows = []
     for sid in ids:
         ratings = {
@@ -112,6 +134,8 @@ def published_rows(pub: Published, ids: Sequence[str] | None = None) -> pd.DataF
             else:
                 bad = table.judge_bad.get(judge, {}).get(sid)
                 reason = str(bad) if bad is not None else "not in the published file"
+                if responder_of.get(sid) in table.own_replies.get(judge, ()):
+                    reason = "its own model's reply (left out: own_replies)"
                 row |= {"score": math.nan, "status": "unscored", "unscored_reason": reason}
             rows.append(row)
     return pd.DataFrame(rows)
@@ -130,12 +154,13 @@ def add_published(loaded: Any, specs: Sequence[str | os.PathLike[str]]) -> Any:
         pub = load_published(spec)
         warnings += [f"{pub.spec.name}: {line}" for line in pub.table.notes() if "bad cell" in line
                      or "missing" in line or "extra" in line or "repeated" in line
-                     or "ambiguous" in line]  # fmt: skip
+                     or "ambiguous" in line or "left out" in line]  # fmt: skip
         if loaded is not None:
             ids = list(dict.fromkeys(loaded.samples["id"].astype(str)))
-            outside = [i for i in pub.table.ids if i not in set(ids)]
-            absent = [i for i in ids if i not in set(pub.table.ids)]
-            if not set(ids) & set(pub.table.ids):
+            known, published_ids = set(ids), set(pub.table.ids)
+            outside = [i for i in pub.table.ids if i not in known]
+            absent = [i for i in ids if i not in published_ids]
+            if not known & published_ids:
                 raise CompareError(
                     f"{pub.spec}: none of its {len(pub.table.ids)} ids is among the logs' "
                     f"{len(ids)} dialogs (e.g. {ids[:1]} vs {pub.table.ids[:1]})"
@@ -235,8 +260,11 @@ def reproduce(specs: Sequence[str | os.PathLike[str]]) -> pd.DataFrame:
     than 0.01 and the paper kappa is not) and why (a reason for each cell off by > 0.01).
     """
     rows = []
+    notes: list[str] = []
     for spec in specs:
         base = load_published(spec)
+        notes += [f"{Path(spec).name}: {line}" for line in base.table.notes()
+                  if "bad cell" in line or "marked missing" in line]  # fmt: skip
         settings = base.mapping.get("reproduce")
         if not isinstance(settings, Mapping) or "table" not in settings:
             raise CompareError(f"{spec}: the spec has no reproduce: {{table, dataset, pairs}}")
@@ -271,7 +299,15 @@ def reproduce(specs: Sequence[str | os.PathLike[str]]) -> pd.DataFrame:
                 )
                 row["why"] = _why(row, x, y, pub.table.scale)
                 rows.append(row)
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    frame.attrs["notes"] = notes
+    return frame
+
+
+def not_reproduced(frame: pd.DataFrame) -> int:
+    """Cells not reproduced: off by more than 0.01, or with no published or computed value."""
+    diff = pd.to_numeric(frame["diff"], errors="coerce")
+    return int((diff.isna() | (diff.abs() > 0.01)).sum())
 
 
 def _why(row: Mapping[str, Any], x: pd.Series, y: pd.Series, scale: tuple[float, float]) -> str:

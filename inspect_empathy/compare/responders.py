@@ -7,25 +7,40 @@ Beside per-response agreement, three questions matter there, answered per judge 
 - **bias**: the judge's mean score minus the people's mean rating (on 1-5), with a 95%
   bootstrap CI over contexts (a context's responses are resampled together);
 - **ranking**: Spearman, across responders, of each responder's mean judge score against
-  its mean human rating (does the judge put the chatbots in the people's order?), with a
-  bootstrap CI over contexts;
+  its mean human rating (does the judge put the chatbots in the people's order?). Its 95%
+  interval is Fisher's z interval with two sources of error added: which responders
+  (Bonett and Wright's variance of a Spearman's z over the responders, (1 + rho^2/2) /
+  (R - 3), for R responders) and which contexts (the variance of z over bootstrap
+  resamples of the contexts, a context's responses together). It holds the estimate
+  inside, where a percentile interval of ~10 responders' discrete ranks puts it on the
+  edge; with fewer than 4 responders there is no interval;
 - **calibrated bias**: the bias left after a cross-fitted calibration (``shift``,
   ``linear`` or ``isotonic``) fitted without the context being predicted
-  (leave-one-context-out up to 50 contexts, else 10 folds of contexts), with its CI.
+  (leave-one-context-out up to 50 contexts, else 10 folds of contexts), with its CI. The
+  map is fitted so that its scores, clipped onto 1-5, have the people's mean on the
+  contexts it is fitted on (a shift that pushes scores past 5 gets the clipped mass back),
+  so the bias it leaves is the cross-fitting's alone (within 0.01 of 0).
 
 Input: a DataFrame with ``context``, ``responder``, ``human`` (1-5) and one column per
-judge (1-5, NaN where unscored). A spec names the responder with ``responder: <id column>``
-(the other id columns are the context); `published_responders` builds the frame from it.
+judge (1-5, NaN where unscored). A spec names the responders with ``responder: <id
+column>`` (the other id columns are the context) or ``responders:`` (one column per
+responder); `published_responders` builds the frame from the spec's keys (ids are never
+split).
+
+The bootstrap draws the contexts' counts once per resample (a resamples x contexts
+matrix) and every statistic is a weighted sum over per-context (and per-context and
+responder) totals: no resampled table is built.
 """
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import optimize, stats
 
 from ..calibration import _apply, _fit
 from .stats import percentile_interval
@@ -34,8 +49,20 @@ COLUMNS = [
     "judge", "responses", "contexts", "responders", "mean_judge", "mean_human",
     "bias", "bias_low", "bias_high",
     "calibrated_bias", "calibrated_bias_low", "calibrated_bias_high",
-    "ranking_spearman", "ranking_low", "ranking_high",
+    "ranking_spearman", "ranking_low", "ranking_high", "own_left_out",
 ]  # fmt: skip
+
+RANKING_INTERVAL = (
+    "Fisher z interval: Bonett-Wright variance over the responders plus the bootstrap "
+    "variance over contexts (a context's responses resampled together)"
+)
+"""What the ranking interval accounts for (printed under the table)."""
+
+LIMIT = 0.995
+"""|rho| beyond which Fisher's z is taken at this value (z of +-1 is infinite)."""
+
+PEOPLE_COLUMNS = ["responder", "responses", "contexts", "mean_human", "low", "high"]
+"""Columns of `people_means`: each responder's mean rating by people with its CI."""
 
 
 def _context_folds(contexts: np.ndarray, seed: int) -> np.ndarray:
@@ -49,26 +76,100 @@ def _context_folds(contexts: np.ndarray, seed: int) -> np.ndarray:
     return fold_of[np.searchsorted(unique, contexts)]
 
 
+def _unclipped(params: dict, method: str, scores: np.ndarray) -> np.ndarray:
+    if method == "shift":
+        return scores + params["offset"]
+    if method == "linear":
+        return params["intercept"] + params["slope"] * scores
+    return _apply(params, method, scores)  # isotonic: within the people's range already
+
+
+def _mean_offset(mapped: np.ndarray, target: float) -> float:
+    """The offset t for which the mean of clip(mapped + t, 1, 5) is ``target``."""
+
+    def gap(t: float) -> float:
+        return float(np.clip(mapped + t, 1.0, 5.0).mean()) - target
+
+    low, high = 1.0 - float(mapped.max()), 5.0 - float(mapped.min())
+    if gap(low) >= 0:
+        return low
+    if gap(high) <= 0:
+        return high
+    return float(optimize.brentq(gap, low, high, xtol=1e-10))
+
+
 def calibrated_by_context(
     judge: np.ndarray, human: np.ndarray, contexts: np.ndarray, method: str, seed: int = 0
 ) -> np.ndarray:
-    """Each response's score mapped by a calibration fitted without its context's fold."""
+    """Each response's score mapped by a calibration fitted without its context's fold,
+    the map's clipped scores holding the people's mean where it was fitted (module doc)."""
     folds = _context_folds(contexts, seed)
     out = np.full(len(judge), np.nan)
     for fold in np.unique(folds):
         held = folds == fold
         if (~held).sum() < 2:
             continue
-        params = _fit(judge[~held], human[~held], method)
-        out[held] = np.clip(_apply(params, method, judge[held]), 1, 5)
+        x, y = judge[~held], human[~held]
+        params = _fit(x, y, method)
+        offset = _mean_offset(_unclipped(params, method, x), float(y.mean()))
+        out[held] = np.clip(_unclipped(params, method, judge[held]) + offset, 1.0, 5.0)
     return out
 
 
-def _ranking(frame: pd.DataFrame) -> float:
-    means = frame.groupby("responder")[["j", "h"]].mean()
-    if len(means) < 3 or means["j"].nunique() < 2 or means["h"].nunique() < 2:
-        return math.nan
-    return float(stats.spearmanr(means["j"], means["h"]).statistic)
+def _ranking(judge_means: np.ndarray, human_means: np.ndarray) -> np.ndarray:
+    """Spearman across responders (columns) of each row's means (NaN where undefined:
+    fewer than 3 responders with both means, or no variation)."""
+    j, h = np.atleast_2d(judge_means), np.atleast_2d(human_means)
+    out = np.full(j.shape[0], np.nan)
+    both = np.isfinite(j) & np.isfinite(h)
+    for pattern in np.unique(both, axis=0):
+        rows = (both == pattern).all(axis=1)
+        if pattern.sum() < 3:
+            continue
+        rj = stats.rankdata(j[rows][:, pattern], axis=1)
+        rh = stats.rankdata(h[rows][:, pattern], axis=1)
+        rj -= rj.mean(axis=1, keepdims=True)
+        rh -= rh.mean(axis=1, keepdims=True)
+        var = (rj * rj).sum(axis=1) * (rh * rh).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[rows] = np.where(var > 0, (rj * rh).sum(axis=1) / np.sqrt(var), np.nan)
+    return out
+
+
+def ranking_interval(rho: float, draws: np.ndarray, responders: int) -> tuple[float, float]:
+    """95% interval of a ranking Spearman over ``responders`` (module doc): Fisher's z with
+    Bonett-Wright's variance plus the variance of z over the bootstrap ``draws``."""
+    if not math.isfinite(rho) or responders < 4:
+        return math.nan, math.nan
+    z = math.atanh(min(max(rho, -LIMIT), LIMIT))
+    drawn = np.arctanh(np.clip(draws[np.isfinite(draws)], -LIMIT, LIMIT))
+    var = (1 + rho * rho / 2) / (responders - 3)
+    if len(drawn) > 1:
+        var += float(drawn.var(ddof=1))
+    half = 1.959963984540054 * math.sqrt(var)
+    low, high = math.tanh(z - half), math.tanh(z + half)
+    return min(low, rho), max(high, rho)  # |rho| past LIMIT: the bound on its side is rho
+
+
+def _counts(rng: np.random.Generator, contexts: int, resamples: int) -> np.ndarray:
+    """How often each context is drawn in each resample (resamples x contexts)."""
+    drawn = rng.integers(0, contexts, size=(resamples, contexts))
+    offsets = (np.arange(resamples) * contexts)[:, None]
+    flat = np.bincount((drawn + offsets).ravel(), minlength=resamples * contexts)
+    return flat.reshape(resamples, contexts).astype(float)
+
+
+def _totals(codes: np.ndarray, values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per group: the sum of the finite values and their count."""
+    finite = np.isfinite(values)
+    sums = np.bincount(codes[finite], weights=values[finite], minlength=size)
+    return sums, np.bincount(codes[finite], minlength=size).astype(float)
+
+
+def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1),
+                        np.nan)  # fmt: skip
 
 
 def responder_table(
@@ -77,8 +178,10 @@ def responder_table(
     method: str = "shift",
     resamples: int = 1000,
     seed: int = 0,
+    left_out: Mapping[str, int] | None = None,
 ) -> pd.DataFrame:
-    """One row per judge: bias, calibrated bias and responder ranking, with CIs (module doc)."""
+    """One row per judge: bias, calibrated bias and responder ranking, with CIs (module
+    doc); ``left_out``: each judge's ratings of its own replies left out (a count)."""
     rows = []
     for judge in judges:
         data = pd.DataFrame({
@@ -87,53 +190,88 @@ def responder_table(
         }).dropna()  # fmt: skip
         row: dict[str, object] = dict.fromkeys(COLUMNS, math.nan)
         row |= {"judge": judge, "responses": len(data), "contexts": data["context"].nunique(),
-                "responders": data["responder"].nunique()}  # fmt: skip
+                "responders": data["responder"].nunique(),
+                "own_left_out": (left_out or {}).get(judge, 0)}  # fmt: skip
         if len(data) < 2:
             rows.append(row)
             continue
-        contexts = data["context"].to_numpy()
-        data["c"] = calibrated_by_context(
-            data["j"].to_numpy(), data["h"].to_numpy(), contexts, method, seed
-        )
-        row["mean_judge"], row["mean_human"] = data["j"].mean(), data["h"].mean()
-        row["bias"] = float((data["j"] - data["h"]).mean())
-        row["calibrated_bias"] = float((data["c"] - data["h"]).dropna().mean())
-        row["ranking_spearman"] = _ranking(data)
+        context, contexts = pd.factorize(data["context"], sort=True)
+        responder, responders = pd.factorize(data["responder"], sort=True)
+        j, h = data["j"].to_numpy(float), data["h"].to_numpy(float)
+        c = calibrated_by_context(j, h, context, method, seed)
+        row["mean_judge"], row["mean_human"] = float(j.mean()), float(h.mean())
+        row["bias"] = float((j - h).mean())
+        row["calibrated_bias"] = float(np.nanmean(c - h)) if np.isfinite(c).any() else math.nan
+        n_c, n_r = len(contexts), len(responders)
+        cell = context * n_r + responder
+        sj, nj = _totals(cell, j, n_c * n_r)
+        sh, _ = _totals(cell, h, n_c * n_r)
+        per_responder = nj.reshape(n_c, n_r).sum(axis=0)
+        rho = _ranking(sj.reshape(n_c, n_r).sum(axis=0) / per_responder,
+                       sh.reshape(n_c, n_r).sum(axis=0) / per_responder)[0]  # fmt: skip
+        row["ranking_spearman"] = float(rho)
         if resamples > 0:
-            groups = [g for _, g in data.groupby("context", sort=True)]
-            rng = np.random.default_rng(seed)
-            bias, cal, rank = [], [], []
-            for _ in range(resamples):
-                drawn = pd.concat([groups[i] for i in rng.integers(0, len(groups), len(groups))])
-                bias.append(float((drawn["j"] - drawn["h"]).mean()))
-                cal.append(float((drawn["c"] - drawn["h"]).dropna().mean()))
-                rank.append(_ranking(drawn))
-            row["bias_low"], row["bias_high"] = percentile_interval(bias)
-            row["calibrated_bias_low"], row["calibrated_bias_high"] = percentile_interval(cal)
-            row["ranking_low"], row["ranking_high"] = percentile_interval(rank)
+            counts = _counts(np.random.default_rng(seed), n_c, resamples)
+            diff_sum, diff_n = _totals(context, j - h, n_c)
+            cal_sum, cal_n = _totals(context, c - h, n_c)
+            row["bias_low"], row["bias_high"] = percentile_interval(
+                _ratio(counts @ diff_sum, counts @ diff_n))
+            row["calibrated_bias_low"], row["calibrated_bias_high"] = percentile_interval(
+                _ratio(counts @ cal_sum, counts @ cal_n))
+            n_drawn = counts @ nj.reshape(n_c, n_r)
+            ranks = _ranking(_ratio(counts @ sj.reshape(n_c, n_r), n_drawn),
+                             _ratio(counts @ sh.reshape(n_c, n_r), n_drawn))  # fmt: skip
+            row["ranking_low"], row["ranking_high"] = ranking_interval(float(rho), ranks, n_r)
         rows.append(row)
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
+def people_means(frame: pd.DataFrame, resamples: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """Each responder's mean rating by people (1-5), with a 95% bootstrap CI over contexts
+    (a context's responses resampled together): what a people-only corpus says first."""
+    data = frame[["context", "responder", "human"]].dropna()
+    context, contexts = pd.factorize(data["context"].astype(str), sort=True)
+    responder, responders = pd.factorize(data["responder"].astype(str), sort=True)
+    n_c, n_r = len(contexts), len(responders)
+    h = data["human"].to_numpy(float)
+    sums, counts = _totals(context * n_r + responder, h, n_c * n_r)
+    sums, counts = sums.reshape(n_c, n_r), counts.reshape(n_c, n_r)
+    low = high = np.full(n_r, np.nan)
+    if resamples > 0 and n_c > 1:
+        drawn = _counts(np.random.default_rng(seed), n_c, resamples)
+        means = _ratio(drawn @ sums, drawn @ counts)
+        bounds = [percentile_interval(means[:, r]) for r in range(n_r)]
+        low, high = np.array([b[0] for b in bounds]), np.array([b[1] for b in bounds])
+    return pd.DataFrame({
+        "responder": list(responders), "responses": counts.sum(axis=0).astype(int),
+        "contexts": (counts > 0).sum(axis=0), "mean_human": sums.sum(axis=0) / counts.sum(axis=0),
+        "low": low, "high": high,
+    }, columns=PEOPLE_COLUMNS)  # fmt: skip
+
+
+def _context_label(parts: tuple[str, ...]) -> str:
+    """A context's label from its key's parts: the part itself, or the parts as a JSON
+    list (two contexts never share a label, whatever their ids hold)."""
+    return parts[0] if len(parts) == 1 else json.dumps(list(parts), ensure_ascii=False)
+
+
 def published_responders(pub: object, extra: dict[str, pd.Series] | None = None) -> pd.DataFrame:
-    """The ``responder_table`` input from a published spec with ``responder: <id column>``:
-    the responder is that id column, the context the others; human = the raters' aggregate
-    and judges mapped onto 1-5 (``extra``: Inspect judges' 1-5 scores by sample id)."""
+    """The ``responder_table`` input from a published spec that names its responders: the
+    responder is that part of each id's key, the context the other parts (read from the
+    table's keys: ids are never split); human = the raters' aggregate and judges mapped
+    onto 1-5 (``extra``: Inspect judges' 1-5 scores by sample id)."""
     from ..dialogs import normalise_rating
-    from ..loaders.raters import ID_SEPARATOR
     from .published import _aggregate
 
-    mapping, table = pub.mapping, pub.table  # type: ignore[attr-defined]
-    id_cols = [mapping["id"]] if isinstance(mapping["id"], str) else list(mapping["id"])
-    responder = mapping.get("responder")
-    if responder not in id_cols:
-        raise ValueError(f"responder must name one of the id columns {id_cols}, not {responder!r}")
-    position = id_cols.index(responder)
-    parts = [sid.split(ID_SEPARATOR) for sid in table.ids]
+    table = pub.table  # type: ignore[attr-defined]
+    if table.responder is None:
+        raise ValueError("the spec names no responders (responder: or responders:)")
+    position = table.key_columns.index(table.responder)
+    keys = [table.keys[sid] for sid in table.ids]
     frame = pd.DataFrame({
-        "context": [ID_SEPARATOR.join(p[:position] + p[position + 1:]) for p in parts],
-        "responder": [p[position] for p in parts],
-    }, index=table.ids)  # fmt: skip
+        "context": [_context_label(k[:position] + k[position + 1:]) for k in keys],
+        "responder": [k[position] for k in keys],
+    }, index=pd.Index(table.ids, dtype=object))  # fmt: skip
     human = _aggregate(table, table.ids)
     frame["human"] = [normalise_rating(v, table.scale) if pd.notna(v) else math.nan for v in human]
     for name, values in table.judges.items():

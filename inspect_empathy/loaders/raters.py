@@ -33,7 +33,19 @@ or lies outside the scale (``out of scale``) are counted per file, and each bad 
 named by file, row and column. A bad rater cell makes its dialog invalid (the load fails,
 or with ``on_invalid: skip`` leaves the dialog out, counted), unless the spec says
 ``bad_cells: missing``: then the cell counts as a missing rating, and the notes list it.
-Ratings are never clipped onto the scale.
+Ratings are never clipped onto the scale. ``missing_values: [0, NA]`` names cell values
+that mean "not rated": they count as empty cells (counted per file).
+
+One row per context with one column per responder (chatbot): ``responders:`` names the
+columns, a list (the column names are the responders), a mapping (responder: column) or
+a pattern with ``{responder}`` in it (``"{responder}_rating"``), in every file (a file
+entry may give its own). A response's id is the context's id values and the responder's
+name. ``own_replies: {judge: responder}`` leaves each judge's ratings of its own model's
+replies out (self-preference), counted in the notes.
+
+Ids are opaque: a sample id is its key's values joined with ``/`` for display, and no id
+is ever split; the key itself (`RatedTable.keys`) is what groups responses by context and
+responder. Two different keys that would show as the same id are an error.
 """
 
 from __future__ import annotations
@@ -47,8 +59,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._file_kind import file_problem
 from ..dialogs import Turn, end_with_bot
 from ..errors import DatasetError
+from ._files import inside_folder
 from ._options import unescape_empathetic_dialogues
 from ._problems import OUT_OF_SCALE, LoadReport, Located, RecordProblem
 from ._ratings import Raters, parse_scale
@@ -58,6 +72,11 @@ UNREADABLE = "unreadable"
 OUTSIDE = "out of scale"
 READS = ("number", "json", "text")
 BAD_CELLS = ("fail", "missing")
+RESPONDER = "responder"
+"""The name of the responder's part of a response's key in a one-column-per-responder
+spec (``responders:``)."""
+PLACEHOLDER = "{responder}"
+"""Where the responder's name stands in a ``responders:`` column pattern."""
 ID_SEPARATOR = "/"
 """Joins the values of a composite id into a sample id: ``97keuy/e48xfwa``."""
 NOTE_LIMIT = 20
@@ -94,6 +113,10 @@ class Source:
     attribute: str | None = None
     sheet: str | None = None
     judge: bool = False
+    responders: ResponderColumns | None = None
+    """One column per responder (``responders:``); None: one row per id, ``column``."""
+    missing_values: tuple[Any, ...] = ()
+    """Cell values that mean "not rated" (``missing_values:``)."""
 
 
 @dataclass
@@ -109,7 +132,9 @@ class SourceReport:
     ambiguous: list[str] = field(default_factory=list)
     repeated: list[str] = field(default_factory=list)
     empty: int = 0
+    marked_missing: int = 0
     bad: list[BadCell] = field(default_factory=list)
+    absent_responders: list[str] = field(default_factory=list)
 
     def line(self) -> str:
         """One line for the load's notes."""
@@ -129,8 +154,17 @@ class SourceReport:
                          f"{_few(self.repeated)})")  # fmt: skip
         if self.empty:
             parts.append(f"{self.empty} empty cell(s)")
+        if self.marked_missing:
+            parts.append(f"{self.marked_missing} cell(s) marked missing (missing_values)")
+        if self.absent_responders:
+            parts.append(f"no column for responder(s) {_few(self.absent_responders)} (missing)")
         parts += [f"{n} {kind} cell(s)" for kind, n in sorted(kinds.items())]
         return f"{self.name} ({self.file}): " + "; ".join(parts)
+
+
+def rater_bad_cells(table: RatedTable) -> list[BadCell]:
+    """The raters' bad cells (unreadable or out of scale) of the rated ids."""
+    return [cell for cells in table.rater_bad.values() for cell in cells]
 
 
 def _few(items: Sequence[str], limit: int = 5) -> str:
@@ -156,10 +190,25 @@ class RatedTable:
     dimension: str
     aggregate: str = "median"
     records: list[Located] = field(default_factory=list)
+    keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Each id's key: its id values (and responder), never split from the shown id."""
+    key_columns: tuple[str, ...] = ()
+    """What each part of a key is: the id columns (and ``responder``)."""
+    responder: str | None = None
+    """The key part that names the responder (``responder:`` or ``responders:``), if any."""
+    own_left_out: dict[str, int] = field(default_factory=dict)
+    """Per judge, ratings of its own model's replies left out (``own_replies:``)."""
+    own_replies: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Per judge, the responders that are its own model (``own_replies:``)."""
 
     def notes(self) -> list[str]:
         """The per-file lines and the first bad cells, for the load's notes."""
         lines = [s.line() for s in self.sources]
+        lines += [
+            f"{judge}: {n} rating(s) of its own model's replies "
+            f"({', '.join(self.own_replies[judge])}) left out (own_replies)"
+            for judge, n in self.own_left_out.items()
+        ]
         bad = [cell for s in self.sources for cell in s.bad]
         lines += [f"bad cell: {cell}" for cell in bad[:NOTE_LIMIT]]
         if len(bad) > NOTE_LIMIT:
@@ -168,6 +217,102 @@ class RatedTable:
 
 
 # --------------------------------------------------------------------------- spec
+
+
+@dataclass(frozen=True)
+class ResponderColumns:
+    """The columns of a file that hold one responder each (``responders:``): fixed
+    (responder -> column name) or a pattern with ``{responder}`` in it."""
+
+    fixed: tuple[tuple[str, str], ...] = ()
+    pattern: str | None = None
+
+    @classmethod
+    def parse(cls, value: Any, where: str) -> ResponderColumns:
+        """From a list of columns, a mapping responder: column, or a ``{responder}`` pattern."""
+        if isinstance(value, str):
+            if value.count(PLACEHOLDER) != 1:
+                raise DatasetError(
+                    f"{where}: a column pattern needs {PLACEHOLDER} once, where the "
+                    f"responder's name stands, not {value!r}; or list the columns"
+                )
+            return cls(pattern=value)
+        if isinstance(value, list | tuple) and value and all(
+            isinstance(v, str) and v.strip() for v in value
+        ):
+            pairs = tuple((v.strip(), v.strip()) for v in value)
+        elif isinstance(value, Mapping) and value and all(
+            isinstance(k, str) and k.strip() and isinstance(v, str) and v.strip()
+            for k, v in value.items()
+        ):
+            pairs = tuple((k.strip(), v.strip()) for k, v in value.items())
+        else:
+            raise DatasetError(
+                f"{where}: responders must list the responder columns, map each responder "
+                f"to its column, or be a pattern with {PLACEHOLDER}, not {value!r}"
+            )
+        for kind, items in (("responder", [k for k, _ in pairs]),
+                            ("column", [c for _, c in pairs])):  # fmt: skip
+            twice = sorted({i for i in items if items.count(i) > 1})
+            if twice:
+                raise DatasetError(f"{where}: {kind} {', '.join(map(repr, twice))} named twice")
+        return cls(fixed=pairs)
+
+    def find(self, header: Sequence[str], path: Path) -> tuple[dict[str, int], list[str]]:
+        """(responder -> column index, responders of a fixed list with no column here)."""
+        if self.pattern is None:
+            found = {r: header.index(c) for r, c in self.fixed if c in header}
+            absent = [r for r, c in self.fixed if c not in header]
+            if not found:
+                raise DatasetError(
+                    f"{path}: none of the responder columns "
+                    f"{', '.join(repr(c) for _, c in self.fixed)} "
+                    f"(columns: {', '.join(h for h in header if h)})"
+                )
+            return found, absent
+        head, _, tail = self.pattern.partition(PLACEHOLDER)
+        found = {}
+        for index, name in enumerate(header):
+            if len(name) > len(head) + len(tail) and name.startswith(head) and name.endswith(tail):
+                responder = name[len(head) : len(name) - len(tail)]
+                if responder in found:
+                    raise DatasetError(f"{path}: two columns for responder {responder!r}")
+                found[responder] = index
+        if not found:
+            raise DatasetError(
+                f"{path}: no column matches the responders pattern {self.pattern!r} "
+                f"(columns: {', '.join(h for h in header if h)})"
+            )
+        return found, []
+
+
+def _missing_values(value: Any, where: str) -> tuple[Any, ...]:
+    if value is None:
+        return ()
+    values = value if isinstance(value, list | tuple) else [value]
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, str | int | float):
+            raise DatasetError(f"{where}: missing_values lists cell values (numbers or "
+                               f"text), not {v!r}")  # fmt: skip
+    return tuple(values)
+
+
+def _marked_missing(value: Any, marks: tuple[Any, ...]) -> bool:
+    """Whether a cell (or JSON attribute) value is one of ``missing_values``."""
+    if not marks or value is None or isinstance(value, bool):
+        return False
+    text = str(value).strip()
+    try:
+        number: float | None = float(text)
+    except ValueError:
+        number = None
+    for mark in marks:
+        if isinstance(mark, str):
+            if text == mark.strip():
+                return True
+        elif number is not None and number == float(mark):
+            return True
+    return False
 
 
 def _columns(value: Any, where: str) -> tuple[str, ...]:
@@ -179,15 +324,11 @@ def _columns(value: Any, where: str) -> tuple[str, ...]:
 
 
 def _inside(root: Path, path: Any, where: str) -> Path:
-    if not isinstance(path, str) or not path.strip():
-        raise DatasetError(f"{where}: a file path is needed, not {path!r}")
-    candidate = root / Path(path).expanduser()
-    real, home = candidate.resolve(), root.resolve()
-    if not (real == home or real.is_relative_to(home)):
-        raise DatasetError(f"{where}: {path!r} reads {real}, outside the folder {home}")
-    if not candidate.is_file():
-        raise DatasetError(f"{where}: {candidate} is not a file")
-    return candidate
+    real = inside_folder(root, path, where, "file")  # the one path rule (loaders/_files.py)
+    problem = file_problem(real)[1]
+    if problem:
+        raise DatasetError(f"{where}: {real} {problem}")
+    return real
 
 
 def _sources(
@@ -199,17 +340,26 @@ def _sources(
         raise DatasetError(f"{key} must map each name to its file, not {entries!r}")
     default_id = mapping.get("id")
     dimension = mapping.get("dimension")
+    wide = mapping.get("responders")
+    marks = _missing_values(mapping.get("missing_values"), "missing_values")
     out = []
     for name, entry in entries.items():
         where = f"{key}.{name}"
         entry = {"file": entry} if isinstance(entry, str) else entry
         if not isinstance(entry, Mapping):
             raise DatasetError(f"{where}: a file path or a mapping with 'file', not {entry!r}")
-        unknown = set(entry) - {"file", "id", "column", "scale", "read", "attribute", "sheet"}
+        unknown = set(entry) - {"file", "id", "column", "scale", "read", "attribute", "sheet",
+                                "responders", "missing_values"}
         if unknown:
             raise DatasetError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
-        column = entry.get("column", dimension)
-        if not isinstance(column, str) or not column:
+        columns = entry.get("responders", wide)
+        if entry.get("responders") is not None and wide is None:
+            raise DatasetError(f"{where}: responders needs the spec's own responders: too")
+        if columns is not None and "column" in entry:
+            raise DatasetError(f"{where}: give responders (one column per responder) or "
+                               "column, not both")  # fmt: skip
+        column = entry.get("column", dimension) if columns is None else str(dimension or "")
+        if columns is None and (not isinstance(column, str) or not column):
             raise DatasetError(f"{where}: name the rating column (column, or the spec's dimension)")
         read = str(entry.get("read", "number"))
         if read not in READS:
@@ -228,6 +378,10 @@ def _sources(
                 attribute=str(entry["attribute"]) if entry.get("attribute") else None,
                 sheet=str(entry["sheet"]) if entry.get("sheet") else None,
                 judge=key == "judges",
+                responders=None if columns is None
+                else ResponderColumns.parse(columns, f"{where}.responders"),
+                missing_values=_missing_values(entry["missing_values"], f"{where}")
+                if "missing_values" in entry else marks,
             )
         )
     return out
@@ -302,8 +456,13 @@ def _id_text(cell: Any) -> str:
     return str(cell).strip()
 
 
+class MarkedMissing(Exception):
+    """A cell holds one of the spec's ``missing_values``: not rated."""
+
+
 def read_cell(cell: Any, source: Source) -> float | None:
-    """The rating in one cell, None when empty; RecordProblem(kind, detail) when unusable.
+    """The rating in one cell, None when empty; RecordProblem(kind, detail) when unusable,
+    `MarkedMissing` when the cell (or its attribute) is one of ``missing_values``.
 
     Out-of-scale values raise with kind ``out of scale`` and are never clipped.
     """
@@ -314,6 +473,8 @@ def read_cell(cell: Any, source: Source) -> float | None:
         value = _attribute(cell, source)
         if value is None:
             return None
+    if _marked_missing(value, source.missing_values):
+        raise MarkedMissing
     if isinstance(value, bool):
         raise RecordProblem(UNREADABLE, f"{value!r} is not a number")
     try:
@@ -360,78 +521,121 @@ def _attribute(cell: Any, source: Source) -> Any:
 
 
 def _read_source(
-    source: Source, keys: dict[tuple[str, ...], str] | None, dialog_id: tuple[str, ...] | None
+    source: Source,
+    keys: dict[tuple[str, ...], str] | None,
+    dialog_id: tuple[str, ...] | None,
+    found: dict[str, tuple[str, ...]],
 ) -> tuple[dict[str, float], dict[str, BadCell], SourceReport]:
     """A file's ratings by dialog id, its bad cells by dialog id, and its report.
 
-    ``keys`` maps the dialogs' full keys to ids (None: ratings only, every id is taken).
+    ``keys`` maps the dialogs' full keys to ids (None: ratings only, every id is taken,
+    its key recorded in ``found``). A one-column-per-responder file gives one response
+    per row and responder column, keyed by the row's id values and the responder.
     """
     header, rows = read_rows(source.file, source.sheet)
     id_cols = _index(header, source.id, source.file)
-    (value_col,) = _index(header, [source.column], source.file)
-    report = SourceReport(source.name, source.file.name, rows=len(rows))
+    report = SourceReport(source.name, source.file.name, rows=0)
+    if source.responders is not None:
+        by_responder, report.absent_responders = source.responders.find(header, source.file)
+        cells = list(by_responder.items())
+        own_id = (*source.id, RESPONDER)
+    else:
+        (value_col,) = _index(header, [source.column], source.file)
+        cells = [("", value_col)]
+        own_id = source.id
     lookup: dict[tuple[str, ...], str | None] = {}
     if keys is not None and dialog_id is not None:
-        if not set(source.id) <= set(dialog_id):
+        if not set(own_id) <= set(dialog_id):
             raise DatasetError(
                 f"{source.file}: id {list(source.id)} is not part of the dialogs' id "
-                f"{list(dialog_id)}"
+                f"{[c for c in dialog_id if c != RESPONDER]}"
             )
-        positions = [dialog_id.index(c) for c in source.id]
+        positions = [dialog_id.index(c) for c in own_id]
         for key, sid in keys.items():
             part = tuple(key[p] for p in positions)
             lookup[part] = None if part in lookup else sid  # None: names several dialogs
     values: dict[str, float] = {}
     bad: dict[str, BadCell] = {}
     seen: set[str] = set()
+    wide = source.responders is not None
     for number, row in enumerate(rows, start=2):
         if not any(c is not None and str(c).strip() for c in row):
-            report.rows -= 1
             continue
-        key = _key(row, id_cols)
-        if key is None:
+        row_key = _key(row, id_cols)
+        if row_key is None:
+            report.rows += len(cells)
             report.bad.append(BadCell(source.file.name, number, "/".join(source.id), UNREADABLE,
                                       "", "empty id"))  # fmt: skip
             continue
-        shown = ID_SEPARATOR.join(key)
-        if keys is None:
-            sid: str | None = shown
-        elif key not in lookup:
-            report.extra.append(shown)
-            continue
-        else:
-            sid = lookup[key]
-            if sid is None:
-                report.ambiguous.append(shown)
+        for responder, value_col in cells:
+            report.rows += 1
+            key = (*row_key, responder) if wide else row_key
+            shown = ID_SEPARATOR.join(key)
+            if keys is None:
+                sid: str | None = _claim(found, shown, key, source.file)
+            elif key not in lookup:
+                report.extra.append(shown)
                 continue
-        if sid in seen:
-            report.repeated.append(shown)
-            continue
-        seen.add(sid)
-        report.joined += 1
-        cell = row[value_col] if value_col < len(row) else None
-        try:
-            value = read_cell(cell, source)
-        except RecordProblem as ex:
-            found = BadCell(
-                source.file.name, number, source.column, ex.kind, _short(cell), ex.detail
-            )
-            report.bad.append(found)
-            bad[sid] = found
-            continue
-        if value is None:
-            report.empty += 1
-            continue
-        values[sid] = value
+            else:
+                sid = lookup[key]
+                if sid is None:
+                    report.ambiguous.append(shown)
+                    continue
+            if sid in seen:
+                report.repeated.append(shown)
+                continue
+            seen.add(sid)
+            report.joined += 1
+            cell = row[value_col] if value_col < len(row) else None
+            column = header[value_col]
+            try:
+                value = read_cell(cell, source)
+            except MarkedMissing:
+                report.marked_missing += 1
+                continue
+            except RecordProblem as ex:
+                found_cell = BadCell(
+                    source.file.name, number, column, ex.kind, _short(cell), ex.detail
+                )
+                report.bad.append(found_cell)
+                bad[sid] = found_cell
+                continue
+            if value is None:
+                report.empty += 1
+                continue
+            values[sid] = value
     if keys is not None:
         report.missing = len(set(keys.values()) - seen)
     return values, bad, report
 
 
+def _claim(
+    found: dict[str, tuple[str, ...]], sid: str, key: tuple[str, ...], where: Path | str
+) -> str:
+    """Record that ``sid`` shows ``key``; two keys showing as one id are an error (ids are
+    opaque: joined, never split, so they must not collide)."""
+    other = found.setdefault(sid, key)
+    if other != key:
+        raise DatasetError(
+            f"{where}: the ids {list(other)} and {list(key)} both read as {sid!r} (id values "
+            f"are joined with {ID_SEPARATOR!r}): rename one, or use one id column"
+        )
+    return sid
+
+
 def _dialog_records(
-    root: Path, spec: Mapping[str, Any], id_cols: tuple[str, ...], report: LoadReport
+    root: Path,
+    spec: Mapping[str, Any],
+    id_cols: tuple[str, ...],
+    report: LoadReport,
+    responders: Any = None,
 ) -> tuple[dict[tuple[str, ...], str], dict[str, tuple[str, list[Turn], dict[str, Any]]]]:
-    """The dialogs file: full keys -> sample ids, and each id's (where, turns, metadata)."""
+    """The dialogs file: full keys -> sample ids, and each id's (where, turns, metadata).
+
+    With ``responders`` (the spec's), a row is a context and ``response`` names the reply
+    columns, one per responder (a ``{responder}`` pattern or a mapping): one dialog per
+    row and responder, keyed by the row's id values and the responder.
+    """
     if not isinstance(spec, Mapping) or "file" not in spec:
         raise DatasetError(f"dialogs must be a mapping with 'file', not {spec!r}")
     path = _inside(root, spec["file"], "dialogs")
@@ -440,46 +644,63 @@ def _dialog_records(
     roles = role_map(spec.get("roles"))
     unescape = spec.get("unescape") == "empathetic_dialogues"
     cut = spec.get("trailing_user") == "cut"
-    if "transcript" in spec:
-        text_cols = _index(header, [spec["transcript"]], path)
+    replies: list[tuple[str, list[int]]]
+    if responders is not None:
+        if "transcript" in spec:
+            raise DatasetError("dialogs: with responders, give context and response (the "
+                               "reply columns, one per responder), not transcript")  # fmt: skip
+        (context_col,) = _index(header, [spec.get("context", "context")], path)
+        reply = ResponderColumns.parse(spec.get("response"), "dialogs.response")
+        by_responder, absent = reply.find(header, path)
+        if absent:
+            raise DatasetError(f"{path}: no reply column for responder(s) {', '.join(absent)}")
+        replies = [(r, [context_col, c]) for r, c in by_responder.items()]
+    elif "transcript" in spec:
+        replies = [("", _index(header, [spec["transcript"]], path))]
     else:
-        text_cols = _index(
+        replies = [("", _index(
             header, [spec.get("context", "context"), spec.get("response", "response")], path
-        )
+        ))]  # fmt: skip
     keys: dict[tuple[str, ...], str] = {}
+    found: dict[str, tuple[str, ...]] = {}
     dialogs: dict[str, tuple[str, list[Turn], dict[str, Any]]] = {}
     from ._transcript import parse_transcript
 
     for number, row in enumerate(rows, start=2):
         where = f"{path}: row {number}"
-        key = _key(row, id_index)
-        if key is None:
+        row_key = _key(row, id_index)
+        if row_key is None:
             if any(c is not None and str(c).strip() for c in row):
                 report.problem(where, "missing field", "empty id cell")
             continue
-        sid = ID_SEPARATOR.join(key)
-        if key in keys:
-            report.exclude("repeated dialog rows (the first row of an id is kept)")
-            continue
-        keys[key] = sid
-        texts = [str(row[c]) if c < len(row) and row[c] is not None else "" for c in text_cols]
-        if unescape:
-            texts = [unescape_empathetic_dialogues(t) for t in texts]
-        try:
-            if len(texts) == 1:
-                turns = parse_transcript(texts[0], roles)
-            else:
-                turns = [Turn("user", texts[0].strip()), Turn("bot", texts[1].strip())]
-                turns = [t for t in turns if t.content]
-            cut_count = end_with_bot(turns, cut)
-        except RecordProblem as ex:
-            report.problem(where, ex.kind, ex.detail)
-            continue
-        metadata: dict[str, Any] = dict(zip(id_cols, key, strict=False))
-        if cut_count:
-            metadata["trailing_user_turns_cut"] = cut_count
-            report.adjust("trailing user turns cut")
-        dialogs[sid] = (where, turns, metadata)
+        for responder, text_cols in replies:
+            key = (*row_key, responder) if responders is not None else row_key
+            sid = _claim(found, ID_SEPARATOR.join(key), key, path)
+            if key in keys:
+                report.exclude("repeated dialog rows (the first row of an id is kept)")
+                continue
+            texts = [str(row[c]) if c < len(row) and row[c] is not None else "" for c in text_cols]
+            if unescape:
+                texts = [unescape_empathetic_dialogues(t) for t in texts]
+            try:
+                if len(texts) == 1:
+                    turns = parse_transcript(texts[0], roles)
+                else:
+                    turns = [Turn("user", texts[0].strip()), Turn("bot", texts[1].strip())]
+                    turns = [t for t in turns if t.content]
+                cut_count = end_with_bot(turns, cut)
+            except RecordProblem as ex:
+                report.problem(f"{where}, column {header[text_cols[-1]]}" if responder else where,
+                               ex.kind, ex.detail)  # fmt: skip
+                continue
+            keys[key] = sid
+            metadata: dict[str, Any] = dict(zip(id_cols, row_key, strict=False))
+            if responders is not None:
+                metadata[RESPONDER] = responder
+            if cut_count:
+                metadata["trailing_user_turns_cut"] = cut_count
+                report.adjust("trailing user turns cut")
+            dialogs[sid] = (where, turns, metadata)
     return keys, dialogs
 
 
@@ -490,7 +711,8 @@ def read_rated(
     root = Path(root)
     report = report or LoadReport(str(root), "raters")
     known = {"dialogs", "id", "dimension", "dimensions", "scale", "raters", "judges",
-             "rater_aggregate", "bad_cells", "reproduce", "unit", "responder"}  # fmt: skip
+             "rater_aggregate", "bad_cells", "reproduce", "unit", "responder", "responders",
+             "own_replies", "missing_values"}  # fmt: skip
     unknown = set(mapping) - known
     if unknown:
         raise DatasetError(f"format raters does not take {', '.join(sorted(unknown))} "
@@ -500,6 +722,19 @@ def read_rated(
     if mapping.get("id") is None:
         raise DatasetError("format raters needs id: the id column(s) of the rating files")
     id_cols = _columns(mapping["id"], "id")
+    wide = mapping.get("responders")
+    if wide is not None and mapping.get("responder") is not None:
+        raise DatasetError("give responder (an id column: one row per response) or responders "
+                           "(one column per responder), not both")  # fmt: skip
+    if wide is not None:
+        ResponderColumns.parse(wide, "responders")
+        if RESPONDER in id_cols:
+            raise DatasetError(f"with responders, no id column may be called {RESPONDER!r}")
+    responder = RESPONDER if wide is not None else mapping.get("responder")
+    if responder is not None and responder not in (*id_cols, RESPONDER):
+        raise DatasetError(f"responder must name one of the id columns {list(id_cols)}, "
+                           f"not {responder!r}")  # fmt: skip
+    key_columns = (*id_cols, RESPONDER) if wide is not None else id_cols
     scale = parse_scale(mapping.get("scale", [1, 5]))
     aggregate = str(mapping.get("rater_aggregate") or "median")
     if aggregate not in ("median", "mean"):
@@ -511,15 +746,22 @@ def read_rated(
     judges = _sources(root, mapping.get("judges"), "judges", mapping, scale)
     if not raters and not judges:
         raise DatasetError("format raters needs raters (and/or judges): name their files")
+    twice = sorted({s.name for s in raters} & {s.name for s in judges})
+    if twice:
+        raise DatasetError(f"{', '.join(twice)}: named both a rater and a judge")
+    own = _own_replies(mapping.get("own_replies"), judges, responder)
     keys: dict[tuple[str, ...], str] | None = None
     dialogs: dict[str, tuple[str, list[Turn], dict[str, Any]]] = {}
     if mapping.get("dialogs") is not None:
-        keys, dialogs = _dialog_records(root, mapping["dialogs"], id_cols, report)
+        keys, dialogs = _dialog_records(root, mapping["dialogs"], id_cols, report, wide)
     table = RatedTable([], {}, {}, {}, {}, scale, {}, [], str(mapping.get("dimension") or ""),
-                       aggregate)  # fmt: skip
+                       aggregate, key_columns=key_columns, responder=responder)  # fmt: skip
     ids: dict[str, None] = dict.fromkeys(keys.values()) if keys is not None else {}
+    found: dict[str, tuple[str, ...]] = {}
     for source in raters + judges:
-        values, bad, sreport = _read_source(source, keys, id_cols if keys is not None else None)
+        values, bad, sreport = _read_source(
+            source, keys, key_columns if keys is not None else None, found
+        )
         table.sources.append(sreport)
         if source.judge:
             table.judges[source.name] = values
@@ -535,9 +777,64 @@ def read_rated(
         for values in table.judges.values():
             ids.update(dict.fromkeys(values))
     table.ids = list(ids)
+    table.keys = {sid: key for key, sid in keys.items()} if keys is not None else {
+        sid: found[sid] for sid in table.ids
+    }  # fmt: skip
+    _leave_out_own(table, own)
     if keys is not None:
         table.records = list(_records(table, dialogs, bad_cells, report))
     return table
+
+
+def _own_replies(
+    value: Any, judges: Sequence[Source], responder: str | None
+) -> dict[str, tuple[str, ...]]:
+    """``own_replies: {judge: responder or [responders]}`` checked against the spec."""
+    if value is None:
+        return {}
+    if responder is None:
+        raise DatasetError("own_replies needs the responders: responder (an id column) or "
+                           "responders (one column per responder)")  # fmt: skip
+    if not isinstance(value, Mapping) or not value:
+        raise DatasetError(f"own_replies must map each judge to its own responder(s), not "
+                           f"{value!r}")  # fmt: skip
+    names = {s.name for s in judges}
+    own: dict[str, tuple[str, ...]] = {}
+    for judge, mine in value.items():
+        if str(judge) not in names:
+            raise DatasetError(f"own_replies names {judge!r}, not one of the judges "
+                               f"({', '.join(sorted(names)) or 'none'})")  # fmt: skip
+        items = mine if isinstance(mine, list | tuple) else [mine]
+        if not items or not all(isinstance(i, str | int) and str(i).strip() for i in items):
+            raise DatasetError(f"own_replies.{judge}: name its responder(s), not {mine!r}")
+        own[str(judge)] = tuple(str(i).strip() for i in items)
+    return own
+
+
+def _leave_out_own(table: RatedTable, own: Mapping[str, tuple[str, ...]]) -> None:
+    """Leave each judge's ratings of its own responders' replies out, counted. A named
+    responder that rated nothing in the corpus is an error (a misspelt name would leave
+    nothing out)."""
+    if not own:
+        return
+    assert table.responder is not None
+    position = table.key_columns.index(table.responder)
+    responder_of = {sid: key[position] for sid, key in table.keys.items()}
+    present = set(responder_of.values())
+    for judge, mine in own.items():
+        unknown = [m for m in mine if m not in present]
+        if unknown:
+            raise DatasetError(
+                f"own_replies.{judge}: no responder {', '.join(map(repr, unknown))} in the "
+                f"corpus (responders: {_few(sorted(present), 12)})"
+            )
+        values, bad = table.judges[judge], table.judge_bad[judge]
+        gone = [sid for sid in [*values, *bad] if responder_of.get(sid) in mine]
+        for sid in gone:
+            values.pop(sid, None)
+            bad.pop(sid, None)
+        table.own_replies[judge] = mine
+        table.own_left_out[judge] = len(gone)
 
 
 def _records(

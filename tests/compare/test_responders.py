@@ -45,6 +45,9 @@ def test_responders_from_a_published_spec() -> None:
         ids=ids, raters={"p": {"c1/a": 5.0, "c1/b": 1.0, "c2/a": 4.0, "c2/b": 2.0}},
         judges={"j": {"c1/a": 7.0, "c2/a": 5.0}}, judge_bad={}, rater_bad={},
         scale=(1.0, 5.0), judge_scales={"j": (1.0, 7.0)}, sources=[], dimension="empathy",
+        keys={"c1/a": ("c1", "a"), "c1/b": ("c1", "b"), "c2/a": ("c2", "a"),
+              "c2/b": ("c2", "b")},
+        key_columns=("ctx", "bot"), responder="bot",
     )  # fmt: skip
     pub = SimpleNamespace(mapping={"id": ["ctx", "bot"], "responder": "bot"}, table=table)
     frame = published_responders(pub)
@@ -74,4 +77,4 @@ def test_compare_published_prints_the_responder_table(
     assert main(["compare", "--published", str(spec), "--resamples", "50", "--no-plots"]) == 0
     out = capsys.readouterr().out
     assert "Responders (bots: 4 responders in 12 contexts" in out
-    assert "| harsh | 48 | -" in out
+    assert "| harsh | 48 | 0 | -" in out
