@@ -499,7 +499,7 @@ def report_context(comparison: JudgeComparison, images: dict[str, str]) -> dict[
 def _selfcheck_sections(comparison: JudgeComparison) -> list[Any]:
     from .selfcheck import sections
 
-    return sections(comparison)
+    return sections(comparison) + list(getattr(comparison, "published_sections", []))
 
 
 def markdown_report(comparison: JudgeComparison, images: dict[str, Path]) -> str:
