@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -16,18 +15,20 @@ from inspect_ai.model import (
     ModelUsage,
 )
 
-from ._score_text import (
-    FULLWIDTH_DIGITS,
-    SCORES,
-    ScoreMatch,
-    ScoreParseError,
-    clean_text,
-    parse_score,
+from ._answer import (
+    LogprobsMissing,
+    NoAnswer,
+    answer_tokens_start,
+    choice_text,
+    read_answer,
+    score_token_index,
+    token_bytes,
+    token_score,
+    verdict,
 )
+from ._score_text import SCORES, ScoreMatch, ScoreParseError
 
-_TOKEN_MARKUP = re.compile(r"[*_`#>]")
-_BPE_SPACES = str.maketrans({"Ġ": " ", "▁": " ", "Ċ": "\n"})
-"""Raw tokenizer markers some servers return instead of the space or newline they stand for."""
+__all__ = ["LogprobsMissing", "choice_text", "score_token_index", "token_score"]
 
 Method = Literal["auto", "logprobs", "samples", "parse"]
 METHODS: tuple[str, ...] = ("auto", "logprobs", "samples", "parse")
@@ -43,6 +44,10 @@ MAX_TOKENS_COT = 512
 """Default output bound for ``cot`` answers: a few sentences, then the score."""
 LOW_MASS = 0.5
 """A logprobs score whose five score tokens held less probability than this is low-mass."""
+SHORT_LIST = 0.1
+"""A logprobs score whose listed alternatives leave more of the probability than this
+unlisted (a short list: one entry at p = 0.6 leaves 0.4) is flagged ``short_list``: the
+tokens left out may be scores, and the weighted score cannot see them."""
 MIN_PARSED = 0.5
 """Default minimum share of the requested completions that must hold a valid score."""
 _MAX_LOGPROB = 1e-3
@@ -64,91 +69,6 @@ class Judgement:
     distribution: dict[int, float] | None = None
     reason: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
-
-
-class LogprobsMissing(ScoreParseError):
-    """The judge's output carries no usable logprobs at the score token."""
-
-
-def token_score(token: str) -> int | None:
-    """The score 1-5 that a single token stands for (" 4", "4", "**4", "４", "Ġ4"), if any.
-
-    Number words ("four") are not score tokens: G-Eval weighs digit tokens only.
-    """
-    plain = token.translate(FULLWIDTH_DIGITS).translate(_BPE_SPACES)
-    stripped = _TOKEN_MARKUP.sub("", plain).strip().rstrip(".:,)")
-    stripped = stripped.lstrip(":(")
-    if len(stripped) == 1 and stripped in "12345":
-        return int(stripped)
-    return None
-
-
-def _token_bytes(token: Logprob) -> bytes:
-    """A token's bytes: its ``bytes`` field, a ``bytes:\\xNN`` escape, or its UTF-8.
-
-    A ``bytes`` field that holds Unicode code points (Together's logprobs: ``’`` is
-    ``[8217]``) is read as the characters it spells; one that is neither is left aside
-    for the token's string.
-    """
-    if token.bytes:
-        if all(isinstance(b, int) and 0 <= b < 256 for b in token.bytes):
-            return bytes(token.bytes)
-        if all(isinstance(b, int) and 0 <= b <= 0x10FFFF for b in token.bytes):
-            return "".join(map(chr, token.bytes)).encode("utf-8", "surrogatepass")
-    if token.token.startswith("bytes:"):
-        try:
-            return token.token[len("bytes:") :].encode("latin-1").decode("unicode_escape").encode(
-                "latin-1"
-            )
-        except (UnicodeError, ValueError):
-            pass
-    return token.token.translate(_BPE_SPACES).encode("utf-8", "surrogatepass")
-
-
-def _covering(lengths: list[int], position: int) -> int | None:
-    offset = 0
-    for index, length in enumerate(lengths):
-        if offset <= position < offset + length:
-            return index
-        offset += length
-    return None
-
-
-def score_token_index(tokens: list[Logprob], text: str, match: ScoreMatch) -> int:
-    """Index of the token that wrote the parsed score.
-
-    Tokens are aligned with the text by their bytes (which spell the text even
-    where a token splits a multi-byte character), else by their strings; where
-    neither spells the text (providers that return U+FFFD or escapes for split
-    characters), by the longest matching blocks of bytes, accepted only where
-    the score's own byte falls inside a matched block. Raises `LogprobsMissing`
-    with the reason when no token can be shown to be the score's.
-    """
-    target_text = text.encode("utf-8", "surrogatepass")
-    target = len(text[: match.start].encode("utf-8", "surrogatepass"))
-    chunks = [_token_bytes(t) for t in tokens]
-    index: int | None
-    if b"".join(chunks) == target_text:
-        index = _covering([len(c) for c in chunks], target)
-    else:
-        joined = b"".join(chunks)
-        matcher = difflib.SequenceMatcher(None, joined, target_text, autojunk=False)
-        index = None
-        for a, b, size in matcher.get_matching_blocks():
-            if b <= target < b + size:
-                index = _covering([len(c) for c in chunks], a + target - b)
-                break
-        if index is None:
-            raise LogprobsMissing(
-                "the judge's tokens do not spell its text and cannot be aligned at the score"
-            )
-    if index is None:
-        raise LogprobsMissing("no logprob token covers the score")
-    if token_score(tokens[index].token) != match.score:
-        raise LogprobsMissing(
-            f"the token at the score, {tokens[index].token!r}, is not the score digit alone"
-        )
-    return index
 
 
 def _probability(logprob: float, token: str) -> float:
@@ -195,94 +115,6 @@ def expected_score(distribution: dict[int, float]) -> float:
     return sum(k * p for k, p in distribution.items())
 
 
-def choice_text(choice: ChatCompletionChoice) -> str:
-    return choice.message.text if choice.message is not None else ""
-
-
-def refusal_reason(choice: ChatCompletionChoice) -> str | None:
-    """Why a completion is no judgement: the judge refused (even if it wrote a digit first),
-    by its stop reason or by the provider's refusal field (OpenAI's ``refusal``, which
-    Inspect keeps as content marked ``refusal``)."""
-    text = choice_text(choice).strip()
-    shown = f": {text[:80]!r}" if text else ""
-    if choice.stop_reason == "content_filter":
-        return "the judge refused (stop reason content_filter)" + shown
-    content = choice.message.content if choice.message is not None else None
-    if isinstance(content, list) and any(getattr(c, "refusal", None) for c in content):
-        return "the judge refused (the provider's refusal field)" + shown
-    return None
-
-
-def too_long_reason(choice: ChatCompletionChoice) -> str | None:
-    """Why an output Inspect made of a provider's "prompt too long" refusal is no answer
-    (stop reason ``model_length`` with the provider's message as its text): never parsed."""
-    if choice.stop_reason != "model_length":
-        return None
-    text = " ".join(choice_text(choice).split())[:160]
-    return (
-        "the prompt is too long for the judge's context (stop reason model_length"
-        + (f": {text!r}" if text else "")
-        + "): shorten the dialogs with -T max_turns=N or use a judge with a longer context"
-    )
-
-
-def cut_off_reason(choice: ChatCompletionChoice, cot: bool) -> str | None:
-    """Why a completion stopped by the output bound is no judgement, before reading it.
-
-    A reasoned (``cot``) answer cut off by ``max_tokens`` never reached its score; a
-    score-only answer is read as far as it goes (`cut_verdict`), unless it holds nothing.
-    """
-    if choice.stop_reason != "max_tokens":
-        return None
-    if cot:
-        return "cut off by max_tokens before the score (stop reason max_tokens)"
-    if not choice_text(choice).strip():
-        return (
-            "cut off by max_tokens before any output (reasoning models spend the bound on "
-            "reasoning: raise --max-tokens)"
-        )
-    return None
-
-
-_LIST_ITEM = re.compile(r"[.)]\s+\S")
-
-
-_UNFINISHED = re.compile(
-    r"[\s*_`]*(?:/|out(?:\s+of)?|of|or|to|and|-|–|—|,|\.)\s*", re.IGNORECASE
-)
-"""What may follow a score in a cut answer and still go on to change it."""
-
-
-def cut_verdict(choice: ChatCompletionChoice, match: ScoreMatch) -> None:
-    """Refuse the score of a score-only answer the bound cut, unless it is a verdict.
-
-    In a cut answer the score counts only where the answer opens with it (``4``,
-    ``**4** - warm``) or where it follows an overall label (``Score: 4 because``); a
-    number in reasoning that the bound cut before its verdict (``1. Read the
-    conversation``, ``Step 1:``, ``anxious about 2 exams``) is never the score, nor is a
-    number the cut may have ended early (``Score: 1`` of ``Score: 10``).
-    """
-    if choice.stop_reason != "max_tokens":
-        return
-    text = choice_text(choice)
-    after = text[match.end :]
-    if not after.strip() or _UNFINISHED.fullmatch(after):
-        # "Score: 4/" may have gone on "10", "3 or" on "4", "3." on "5"
-        raise ScoreParseError(f"cut off by max_tokens right after {text[match.start:].strip()!r}")
-    if match.label == "overall":
-        return
-    opening = not clean_text(text)[: match.start].strip()
-    if not opening:
-        raise ScoreParseError(
-            f"cut off by max_tokens before a verdict ({text.strip()[:60]!r}): a number in "
-            "a cut answer is its score only at its start or after a score label"
-        )
-    if _LIST_ITEM.match(after):
-        raise ScoreParseError(
-            f"cut off by max_tokens in a numbered list ({text.strip()[:60]!r}), before a verdict"
-        )
-
-
 def judge_logprobs(
     choice: ChatCompletionChoice,
     cot: bool,
@@ -291,20 +123,23 @@ def judge_logprobs(
 ) -> Judgement:
     """G-Eval score of one completion from the logprobs at its score token.
 
-    ``certain_if_dropped``: the service omits a logprob of 0 (p = 1) and Inspect then
-    drops the token, so a score whose token alone is missing was certain.
+    The completion must carry an answer (`_answer.read_answer`: a finished stop, the
+    region after all reasoning) and a verdict in it; the score token is the one that
+    wrote that verdict, located from the output's end. ``certain_if_dropped``: the service
+    omits a logprob of 0 (p = 1) and Inspect then drops the token, so a score whose token
+    alone is missing was certain.
     """
-    text = choice_text(choice)
-    match = parse_score(text, cot)
-    cut_verdict(choice, match)
+    answer = read_answer(choice, cot)
+    text = answer.written
+    match = verdict(answer, cot)
     if match.word:
         raise LogprobsMissing(
             f"the score is written as a word ({text[match.start : match.end]!r}); "
             "logprobs weigh digit tokens only"
         )
-    if choice.logprobs is None or not choice.logprobs.content:
+    tokens = answer.tokens
+    if not tokens:
         raise LogprobsMissing("the judge returned no logprobs")
-    tokens = choice.logprobs.content
     try:
         index = score_token_index(tokens, text, match)
     except LogprobsMissing:
@@ -321,6 +156,10 @@ def judge_logprobs(
         raise LogprobsMissing("the judge returned no top_logprobs at the score token")
     distribution, mass = logprob_distribution(tokens[index])
     details: dict[str, Any] = {"parsed": match.score, "score_token_mass": round(mass, 6)}
+    unlisted = 1.0 - _listed(tokens[index])
+    if unlisted > SHORT_LIST:
+        details["short_list"] = True
+        details["unlisted_mass"] = round(unlisted, 6)
     if mass < LOW_MASS:
         details["low_mass"] = True
         if low_mass == "unscored":
@@ -338,12 +177,21 @@ def judge_logprobs(
     )
 
 
+def _listed(token: Logprob) -> float:
+    """The probability the alternatives listed at one position hold together (the
+    chosen token counted once, as `logprob_distribution` counts it)."""
+    alternatives = dict.fromkeys((t.token, t.logprob) for t in token.top_logprobs or [])
+    if token.token not in {t for t, _ in alternatives}:
+        alternatives[(token.token, token.logprob)] = None
+    return math.fsum(_probability(lp, tok) for tok, lp in alternatives)
+
+
 def _dropped_at(tokens: list[Logprob], text: str, match: ScoreMatch) -> bool:
-    """True when the tokens spell the text except for a gap at the score: the score's
-    token was left out (not replaced by other text)."""
+    """True when the tokens after any reasoning spell the answer except for a gap at the
+    score: the score's token was left out (not replaced by other text)."""
     target_text = text.encode("utf-8", "surrogatepass")
     start = len(text[: match.start].encode("utf-8", "surrogatepass"))
-    joined = b"".join(_token_bytes(t) for t in tokens)
+    joined = b"".join(token_bytes(t) for t in tokens)[answer_tokens_start(tokens) :]
     matcher = difflib.SequenceMatcher(None, joined, target_text, autojunk=False)
     for tag, _a1, _a2, b1, b2 in matcher.get_opcodes():
         if b1 <= start < b2:
@@ -357,14 +205,8 @@ def _read_samples(choices: list[ChatCompletionChoice], cot: bool) -> tuple[list[
     parsed: list[int] = []
     failures: list[str] = []
     for choice in choices:
-        problem = too_long_reason(choice) or refusal_reason(choice) or cut_off_reason(choice, cot)
-        if problem:
-            failures.append(problem)
-            continue
         try:
-            match = parse_score(choice_text(choice), cot)
-            cut_verdict(choice, match)
-            parsed.append(match.score)
+            parsed.append(verdict(read_answer(choice, cot), cot).score)
         except ScoreParseError as ex:
             failures.append(str(ex))
     return parsed, failures
@@ -449,10 +291,11 @@ def judge_output(
         sampling = (output.metadata or {}).get(SAMPLING_KEY)
         return judge_samples(choices, cot, completions, min_parsed, sampling)
     choice = choices[0]
-    text = choice_text(choice)
-    problem = too_long_reason(choice) or refusal_reason(choice) or cut_off_reason(choice, cot)
-    if problem:
-        return Judgement(None, method, text, reason=problem)
+    try:
+        answer = read_answer(choice, cot)
+    except NoAnswer as ex:
+        return Judgement(None, method, choice_text(choice), reason=str(ex))
+    text = answer.written
     fallback: str | None = no_logprobs if method == "auto" else None
     if method in ("logprobs", "auto") and fallback is None:
         try:
@@ -470,8 +313,7 @@ def judge_output(
                 return Judgement(None, "logprobs", text, reason=reason)
             fallback = reason
     try:
-        match = parse_score(text, cot)
-        cut_verdict(choice, match)
+        match = verdict(answer, cot)
     except ScoreParseError as ex:
         return Judgement(None, "parse", text, reason=str(ex))
     details: dict[str, Any] = {"parsed": match.score}

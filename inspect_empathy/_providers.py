@@ -294,3 +294,68 @@ def _chain(ex: BaseException) -> list[BaseException]:
         found.append(current)
         current = current.__cause__ or current.__context__
     return found
+
+
+# -- finished stops ----------------------------------------------------------------------
+
+FINISHED_STOPS: tuple[str, ...] = ("stop",)
+"""Inspect's stop reasons that mean an answer ended on its own: the only ones a score is read
+from (a cut by ``max_tokens`` is read only as a closed, labelled verdict). Every other stop,
+Inspect's ``unknown`` included, leaves the answer unscored with the stop named."""
+
+NATURAL_ENDS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    (
+        "OpenAI chat completions and OpenAI-compatible services (vLLM, SGLang, Ollama, "
+        "llama.cpp, OpenRouter, Groq, Together, DeepSeek, `openai-api/...`)",
+        ("stop", "eos"),
+        "inspect_ai/model/_model_output.py as_stop_reason: stop and eos are stop; length is "
+        "max_tokens; anything else (OpenRouter's in-body error, vLLM's abort) is unknown",
+    ),
+    (
+        "OpenAI Responses API",
+        ("completed",),
+        "inspect_ai/model/_openai_responses.py: a response without incomplete_details is stop; "
+        "max_output_tokens is max_tokens, content_filter is content_filter",
+    ),
+    (
+        "Anthropic",
+        ("end_turn", "stop_sequence"),
+        "inspect_ai/model/_providers/anthropic.py message_stop_reason: tool_use, max_tokens and "
+        "refusal have their own; model_context_window_exceeded and pause_turn are unknown",
+    ),
+    (
+        "Google Gemini",
+        ("STOP",),
+        "inspect_ai/model/_providers/google.py finish_reason_to_stop_reason: MAX_TOKENS is "
+        "max_tokens, SAFETY and the like content_filter, OTHER and the rest unknown",
+    ),
+    (
+        "Mistral",
+        ("stop",),
+        "inspect_ai/model/_providers/mistral.py choice_stop_reason: length is max_tokens, "
+        "model_length and tool_calls have their own, the rest unknown",
+    ),
+    (
+        "AWS Bedrock",
+        ("end_turn", "stop_sequence"),
+        "inspect_ai/model/_providers/bedrock.py message_stop_reason",
+    ),
+    (
+        "Azure AI",
+        ("stopped",),
+        "inspect_ai/model/_providers/azureai.py chat_completion_stop_reason",
+    ),
+)
+"""Per service: (service, its own stop reasons that Inspect reports as ``stop``, source)."""
+
+UNTRUSTED_STOPS: tuple[tuple[str, str], ...] = (
+    (
+        "Google Gemini",
+        "inspect_ai/model/_providers/google.py: a candidate without finishReason is read as "
+        "STOP",
+    ),
+    ("Mistral", _MISTRAL),
+)
+"""Services whose ``stop`` can stand for a cut answer (`JudgeTraits.stop_reason_trusted`):
+an answer whose call used every output token it was allowed is taken as cut whatever its
+stop says (`_judge_call.mark_cut`)."""

@@ -49,6 +49,8 @@ class _Candidate:
     line: int
     label: LabelKind
     word: bool
+    opens: bool
+    """Nothing but markup or a bullet stands before it on its line."""
 
 
 FULLWIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
@@ -96,6 +98,9 @@ _SCORE_IS = re.compile(
     r"\s+$",
     re.IGNORECASE,
 )
+_CJK_SCORE_IS = re.compile(r"(?:得分|评分|評分|分数|分數|打分|スコア|評価|점수)\s*$")
+"""A CJK score word written right before its number, without a colon (``得分4分``)."""
+_OPENS = re.compile(r"\s*(?:[-•]\s*)?$")
 _OVERALL = re.compile(r"\b(?:overall|final|total)\b", re.IGNORECASE)
 _ASPECT = re.compile(
     r"relevan|tone|supportive|understanding|constructive|emotion|step", re.IGNORECASE
@@ -143,6 +148,8 @@ def _label_before(prefix: str, line_above: str | None, after: str = "") -> Label
     match = _LABEL.search(prefix)
     if match:
         return _label_kind(match.group(1))
+    if _CJK_SCORE_IS.search(prefix):
+        return "overall"
     if not prefix.strip() and line_above is not None:
         above = _LABEL.fullmatch(line_above.strip())
         if above:
@@ -185,6 +192,7 @@ def _candidates(clean: str, text: str, cot: bool) -> list[_Candidate]:
                     line=index,
                     label=_label_before(line[segment : m.start()], above, line[m.end() :]),
                     word=bool(m.group("word")),
+                    opens=bool(_OPENS.match(line[begin : m.start()])),
                 )
             )
             segment = m.end()
@@ -228,7 +236,8 @@ def _valid(chosen: _Candidate, clean: str) -> ScoreMatch:
 
 def _choose(cands: list[_Candidate]) -> _Candidate:
     """The one score among candidates: the overall ones if any are labelled so, else all
-    that are not sub-scores; digits before number words."""
+    that are not sub-scores; digits before number words. Unlabelled, it must be a verdict:
+    the first of the agreeing candidates that opens its line (`_verdict`)."""
     digits = [c for c in cands if not c.word]
     pool = digits or cands
     overall = [c for c in pool if c.label == "overall"]
@@ -238,10 +247,67 @@ def _choose(cands: list[_Candidate]) -> _Candidate:
     if not plain:
         shown = ", ".join(repr(c.text) for c in pool[:4])
         raise ScoreParseError(f"only sub-scores ({shown}), no overall score")
-    return _one_value(plain, "candidate scores")
+    _one_value(plain, "candidate scores")
+    return _verdict(plain)
 
 
-def parse_score(text: str, cot: bool = False) -> ScoreMatch:
+def _verdict(agreeing: list[_Candidate]) -> _Candidate:
+    """The first unlabelled candidate that stands as a verdict: at the start of its line
+    (``4``, ``**4** - warm``). A lone number inside prose (``I'd need 5 more turns``) is
+    no verdict, whatever else the answer says."""
+    for cand in agreeing:
+        if cand.opens:
+            return cand
+    shown = agreeing[0].text
+    raise ScoreParseError(
+        f"a number in prose is not a verdict: {shown!r} has no score label and does not "
+        "start its line"
+    )
+
+
+_CUT_CLOSED = re.compile(
+    r"[ \t]*(?:[.!;](?![\d])(?=.)"
+    r"|\n\s*(?=[^\s/(,\-–—‐‑oOtT½¼¾⅓⅔⅛⅜⅝⅞]|[tT][^oO]|[oO][^fFnNrRuU]))",
+    re.DOTALL,
+)
+"""What closes a score in a cut answer, whatever comes next: a sentence or clause end
+(``.``, ``!``, ``;``, not a decimal point, with at least one more character), or a line
+break followed by something that begins none of the parse table's changers (``The`` and
+``Overall`` do; ``to``, ``of``, ``or``, ``on`` and ``out`` may): another scale
+(``/10``, ``out of 10``, ``of 10``, ``(on a 1-10 scale)``), a range (``-5``, ``– 5``,
+``to 5``, ``or 5``), a fraction (``,5``, ``½``). A hypothetical (``would``) is read on the
+score's own line only, which the break closes. The changers are `_OTHER_SCALE`, `_RANGE`,
+`_FRACTION` and `_HYPOTHETICAL`; each starts, after white space, with one of the characters
+excluded here (tests/test_closed_world_properties.py proves it over generated answers)."""
+
+
+def _cut_verdict(match: ScoreMatch, text: str, clean: str) -> ScoreMatch:
+    """The score of a cut answer, only where no continuation the parse table accepts could
+    read another: a labelled overall score (``Score: 4``, ``I'd give it a 4``) closed by
+    `_CUT_CLOSED`. An unlabelled number can be overruled by a label after it (``4\n\nThe
+    reply ... Score: 3`` reads 3); a score at a list item's place can become the list's
+    numbering; an unclosed one can become ``4/10``, ``4-5``, ``4.5`` or a hypothetical."""
+    shown = text.strip()[:60]
+    if match.label != "overall":
+        raise ScoreParseError(
+            f"cut off by max_tokens ({shown!r}): a cut answer is read only as a score label "
+            "and its score closed by '.', '!', ';' or a line break ('Score: 4. ...'); a "
+            "number without a label could still be overruled by one after it"
+        )
+    line_start = clean.rfind("\n", 0, match.start) + 1
+    item = _ENUMERATOR.match(clean, line_start)
+    if item and item.end() > match.start:
+        raise ScoreParseError(f"cut off by max_tokens in a numbered list ({shown!r})")
+    if not _CUT_CLOSED.match(clean, match.end):
+        raise ScoreParseError(
+            f"cut off by max_tokens right after {text[match.start :].strip()[:40]!r}: the "
+            "score is not closed, and the next tokens could have changed it (4/10, 4-5, 4.5, "
+            "'4 at first glance, but ...')"
+        )
+    return match
+
+
+def parse_score(text: str, cot: bool = False, cut: bool = False) -> ScoreMatch:
     """Find the judge's 1-5 score in its output.
 
     Score-only output: the one score in the whole answer ("4", "Score: 4",
@@ -250,17 +316,28 @@ def parse_score(text: str, cot: bool = False) -> ScoreMatch:
     ``"score": 4``) wherever it stands, so that reasoning after it ("a 5 would name
     the fear") is not read as the score; without such a label, the score on the
     last non-empty line; other numbers in the reasoning are not candidates.
-    Anything ambiguous, fractional, on another scale or outside 1-5 raises
-    `ScoreParseError`.
+    An unlabelled score must open its line: a lone number in prose is no verdict.
+    ``cut``: the output bound cut the answer; it is read only as `_cut_verdict` allows
+    (a ``cot`` answer never). Anything ambiguous, fractional, on another scale or
+    outside 1-5 raises `ScoreParseError`.
     """
+    if cut and cot:
+        raise ScoreParseError("cut off by max_tokens before the score (stop reason max_tokens)")
     if not text.strip():
         raise ScoreParseError("empty output: no score")
     clean = clean_text(text)
     cands = _candidates(clean, text, cot)
     if not cot:
         if not cands:
-            raise ScoreParseError(f"no score in the answer: {text.strip()[:80]!r}")
-        return _valid(_choose(cands), clean)
+            cutoff = "cut off by max_tokens before a verdict: " if cut else ""
+            raise ScoreParseError(f"{cutoff}no score in the answer: {text.strip()[:80]!r}")
+        if not cut:
+            return _valid(_choose(cands), clean)
+        try:
+            match = _valid(_choose(cands), clean)
+        except ScoreParseError as ex:
+            raise ScoreParseError(f"cut off by max_tokens before a verdict: {ex}") from ex
+        return _cut_verdict(match, text, clean)
     labelled = [c for c in cands if c.label == "overall" and not c.word]
     if labelled:
         return _valid(_one_value(labelled, "overall scores"), clean)

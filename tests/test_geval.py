@@ -52,7 +52,9 @@ def choice(
     ]
     text = text if text is not None else "".join(t for t, _ in tokens)
     return ChatCompletionChoice(
-        message=ChatMessageAssistant(content=text), logprobs=Logprobs(content=content)
+        message=ChatMessageAssistant(content=text),
+        logprobs=Logprobs(content=content),
+        stop_reason="stop",
     )
 
 
@@ -110,7 +112,7 @@ def test_cot_uses_the_last_score_token_not_the_denominator() -> None:
 
 
 def test_logprobs_missing_is_unscored_in_logprobs_mode_and_parsed_in_auto() -> None:
-    plain = ChatCompletionChoice(message=ChatMessageAssistant(content="4"))
+    plain = ChatCompletionChoice(message=ChatMessageAssistant(content="4"), stop_reason="stop")
     strict = judge_output(output(plain), "logprobs", 1, False)
     assert strict.value is None and "no logprobs" in (strict.reason or "")
     auto = judge_output(output(plain), "auto", 1, False)
@@ -130,7 +132,12 @@ def test_no_choices_is_unscored() -> None:
 
 
 def texts(*values: str) -> ModelOutput:
-    return output(*[ChatCompletionChoice(message=ChatMessageAssistant(content=v)) for v in values])
+    return output(
+        *[
+            ChatCompletionChoice(message=ChatMessageAssistant(content=v), stop_reason="stop")
+            for v in values
+        ]
+    )
 
 
 def test_samples_mean_of_parsed_scores_with_failures_counted() -> None:
@@ -195,10 +202,32 @@ def test_a_number_in_an_answer_cut_before_its_verdict_is_never_the_score(text: s
 
 @pytest.mark.parametrize(
     ("text", "score"),
-    [("4\n\nThe reply names", 4), ("**4** - warm and", 4), ("Score: 3 because the", 3)],
+    [
+        ("Score: 4\n\nThe reply names", 4),
+        ("**Score:** 3. The reply", 3),
+        ("I'd give it a 4. At first", 4),
+        ("Overall: 2; it ignores", 2),
+    ],
 )
-def test_a_cut_answer_that_opens_with_its_verdict_is_read(text: str, score: int) -> None:
+def test_a_cut_answer_is_read_only_as_a_closed_labelled_verdict(text: str, score: int) -> None:
     assert judge_output(output(cut(text)), "parse", 1, False).value == score
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "4\n\nThe reply names",  # "... Score: 3" would read 3
+        "**4** - warm and",
+        "Score: 3 because the",  # not closed
+        "I'd give it a 4 at first glance, but let me check",
+    ],
+)
+def test_a_cut_answer_that_a_continuation_could_overrule_is_not_read(text: str) -> None:
+    """An unlabelled opening number can be overruled by a label after it; a labelled one
+    not closed by '.', '!', ';' or a line break can still become a draft or another scale."""
+    for method in ("auto", "parse"):
+        judged = judge_output(output(cut(text)), method, 1, False)  # type: ignore[arg-type]
+        assert judged.value is None and "cut off by max_tokens" in (judged.reason or ""), judged
 
 
 @pytest.mark.parametrize(
@@ -244,7 +273,9 @@ def test_code_point_bytes_and_junk_bytes_never_crash() -> None:
         Logprob(token=".", logprob=-0.01, bytes=[46]),
     ]  # fmt: skip
     picked = ChatCompletionChoice(
-        message=ChatMessageAssistant(content=text), logprobs=Logprobs(content=tokens)
+        message=ChatMessageAssistant(content=text),
+        logprobs=Logprobs(content=tokens),
+        stop_reason="stop",
     )
     judged = judge_output(output(picked), "auto", 1, False)
     assert judged.value == pytest.approx(3.8) and judged.method == "logprobs"
@@ -255,7 +286,9 @@ def test_a_certain_score_token_the_service_left_out_is_certain_only_where_it_doe
     tokens = [Logprob(token="Score", logprob=-0.1, top_logprobs=[]),
               Logprob(token=":", logprob=-0.1, top_logprobs=[])]  # fmt: skip
     picked = ChatCompletionChoice(
-        message=ChatMessageAssistant(content="Score: 4"), logprobs=Logprobs(content=tokens)
+        message=ChatMessageAssistant(content="Score: 4"),
+        logprobs=Logprobs(content=tokens),
+        stop_reason="stop",
     )
     certain = judge_output(output(picked), "logprobs", 1, False, certain_if_dropped=True)
     assert certain.value == 4.0 and certain.distribution == {1: 0, 2: 0, 3: 0, 4: 1, 5: 0}
@@ -295,7 +328,9 @@ def test_logprobs_that_cannot_be_the_judges_own_are_not_weighed() -> None:
     )  # fmt: skip
     for token in (impossible, over):
         answer = ChatCompletionChoice(
-            message=ChatMessageAssistant(content="4"), logprobs=Logprobs(content=[token])
+            message=ChatMessageAssistant(content="4"),
+            logprobs=Logprobs(content=[token]),
+            stop_reason="stop",
         )
         assert judge_output(output(answer), "logprobs", 1, False).value is None
         read = judge_output(output(answer), "auto", 1, False)

@@ -235,8 +235,18 @@ SCORE_ONLY = [
         "cut off by max_tokens right after",
     ),
     Case(
+        # unlabelled: "4\n\nThe reply ... Score: 3" would have read 3
         "cut_after_text",
         chat("4\n\nThe reply", [tok("4", {"4": 0.8, "5": 0.2}), *words("\n\nThe reply")], "length"),
+        "cut off by max_tokens",
+    ),
+    Case(
+        "cut_after_closed_label",
+        chat(
+            "Score: 4\n\nThe reply",
+            [tok("Score"), tok(":"), tok(" 4", {" 4": 0.8, " 5": 0.2}), *words("\n\nThe reply")],
+            "length",
+        ),
         4.2,
         method="logprobs",
     ),

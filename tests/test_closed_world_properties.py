@@ -1,0 +1,369 @@
+"""Closed-world scoring, proven over generated outputs (Hypothesis).
+
+(a) a final answer scores the same after reasoning of any form holding any numbers, labels
+    and drafts; (b) the weighted score is the same with and without the reasoning's tokens in
+    the logprobs, and under any tokenisation of the answer; (c) every prefix of an answer,
+    marked cut, scores what the complete answer scores or is unscored; (d) any stop reason
+    outside the known set leaves the answer unscored. Examples per property: ``max_examples``
+    in each ``@settings``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from inspect_ai.model import (
+    ChatCompletionChoice,
+    ChatMessageAssistant,
+    ContentReasoning,
+    ContentText,
+    Logprob,
+    Logprobs,
+    ModelOutput,
+    TopLogprob,
+)
+
+from inspect_empathy._geval import expected_score, judge_output
+from inspect_empathy._providers import FINISHED_STOPS
+from inspect_empathy._score_text import ScoreParseError, parse_score
+
+QUICK = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+
+# -- answers ------------------------------------------------------------------------------
+
+SCORE_ONLY_FORMS = (
+    "{s}",
+    "{s}.",
+    "**{s}**",
+    "{s}/5",
+    "{s} out of 5",
+    "{s} - strong empathy",
+    "{s}: Demonstrates empathy",
+    "{s}\n\nThe reply acknowledges the loss.",
+    "Score: {s}",
+    "**Score:** {s}",
+    "Overall: {s}",
+    "Final score: {s}",
+    "Rating: {s} out of 5",
+    "I'd give it a {s}.",
+    "The score is {s} out of 5.",
+    "Empathetical responding (1-5): {s}",
+    "Empathetical responding (1–5): {s}",
+    "Evaluation Form (return score ONLY): {s}",
+    "Score:\n{s}",
+    "- Score: {s}",
+    '{{"score": {s}}}',
+    "Relevance: 5\nTone Matching: 2\nOverall: {s}",
+    "I’d give it a {s}.",
+)
+COT_FORMS = (
+    "The reply names the loss; a 4 step plan.\nScore: {s}",
+    "Reasoning with 2 steps.\nScore: {s}\n\nHope this helps.",
+    "The reply is kind. A score of 5 would need more.\n{s}",
+    '{{"reasoning": "a 5 would name the fear", "score": {s}}}',
+    "Reasoning.\n**Score: {s}**",
+)
+DRAFTS = (
+    "Score: 3",
+    "I'd give it a 2.",
+    "Final score: 5",
+    "Overall: 1",
+    "4/10",
+    "Score: 4",
+    "maybe 3 or 4",
+    "At first I'd rate it a 3, but it offers a plan too.",
+    '{"score": 2}',
+    "1. Read it\n2. Emotion: sad\n3.",
+    "Empathetical responding (1-5): 5",
+    "5",
+    "a 4 step plan",
+    "\n",
+    " ",
+    "The user is anxious about 2 exams.",
+    "Relevance: 5",
+    "4 - strong empathy",
+)
+reasoning_text = st.lists(st.sampled_from(DRAFTS), min_size=1, max_size=6).map(" ".join)
+
+
+@dataclass(frozen=True)
+class Form:
+    """One way a completion carries reasoning before its answer."""
+
+    name: str
+    opening: str
+    closing: str
+    block: bool = False
+    """Reasoning in a content block (not in the text)."""
+
+
+FORMS = (
+    Form("block", "", "", block=True),
+    Form("think", "<think>\n", "\n</think>\n\n"),
+    Form("think_attrs", '<think signature="x">', "</think>"),
+    Form("half_open", "", "\n</think>\n\n"),
+    Form("thinking", "<thinking>", "</thinking>\n"),
+    Form("mistral", "[THINK]", "[/THINK]"),
+    Form("seed", "<seed:think>", "</seed:think>"),
+    Form("kimi", "◁think▷", "◁/think▷"),
+    Form(
+        "thought",
+        "<|begin_of_thought|>\n",
+        "\n<|end_of_thought|>\n\n<|begin_of_solution|>\n",
+    ),
+    Form(
+        "harmony",
+        "<|channel|>analysis<|message|>",
+        "<|end|><|start|>assistant<|channel|>final<|message|>",
+    ),
+)
+
+
+def with_reasoning(form: Form, reasoning: str, answer: str) -> str | list:
+    if form.block:
+        return [ContentReasoning(reasoning=reasoning), ContentText(text=answer)]
+    tail = ""
+    if form.name == "thought":
+        tail = "\n<|end_of_solution|>"
+    elif form.name == "harmony":
+        tail = "<|return|>"
+    return f"{form.opening}{reasoning}{form.closing}{answer}{tail}"
+
+
+def finished(content: str | list, logprobs: list[Logprob] | None = None) -> ChatCompletionChoice:
+    return ChatCompletionChoice(
+        message=ChatMessageAssistant(content=content),
+        stop_reason="stop",
+        logprobs=Logprobs(content=logprobs) if logprobs is not None else None,
+    )
+
+
+def judged(choices: list[ChatCompletionChoice], method: str, cot: bool) -> tuple[float | None, str]:
+    out = judge_output(ModelOutput(model="judge", choices=choices), method, len(choices), cot)  # type: ignore[arg-type]
+    return out.value, out.method
+
+
+# -- (a) ----------------------------------------------------------------------------------
+
+
+@settings(QUICK, max_examples=300)
+@given(
+    cot=st.booleans(),
+    form=st.sampled_from(FORMS),
+    reasoning=reasoning_text,
+    shape=st.integers(0, 100),
+    score=st.sampled_from((1, 2, 3, 4, 5)),
+    method=st.sampled_from(("parse", "samples")),
+)
+def test_a_final_answer_scores_the_same_after_any_reasoning(
+    cot: bool, form: Form, reasoning: str, shape: int, score: int, method: str
+) -> None:
+    forms = COT_FORMS if cot else SCORE_ONLY_FORMS
+    answer = forms[shape % len(forms)].format(s=score)
+    alone = judged([finished(answer), finished(answer)], method, cot)
+    after = judged([finished(with_reasoning(form, reasoning, answer))] * 2, method, cot)
+    assert alone == (float(score), method)
+    assert after == alone
+
+
+# -- (b) ----------------------------------------------------------------------------------
+
+SPACE_STYLES = (" ", "Ġ", "▁")
+
+
+@st.composite
+def tokenised(draw: st.DrawFn, text: str, start: int, end: int, top: dict[int, float]) -> list:
+    """``text`` as tokens of one generated tokeniser: the score (``text[start:end]``) is one
+    token, with a leading space or not, written as a space, ``Ġ`` or ``▁``; the rest is cut
+    at random places, non-ASCII characters whole, split into byte escapes, or U+FFFD."""
+    style = draw(st.sampled_from(SPACE_STYLES))
+    with_bytes = style == " " and draw(st.booleans())
+    lead = start > 0 and text[start - 1] == " " and draw(st.booleans())
+    head, digit, rest = text[: start - lead], text[start - lead : end], text[end:]
+
+    def spell(piece: str) -> str:
+        return piece.replace(" ", style) if style != " " else piece
+
+    def pieces(part: str) -> list[Logprob]:
+        found: list[Logprob] = []
+        i = 0
+        while i < len(part):
+            size = draw(st.integers(1, 4))
+            chunk = part[i : i + size]
+            i += size
+            if any(ord(c) > 127 for c in chunk) and with_bytes and draw(st.booleans()):
+                raw = chunk.encode()
+                cut = draw(st.integers(1, len(raw) - 1))
+                for b in (raw[:cut], raw[cut:]):
+                    escaped = "bytes:" + "".join(f"\\x{x:02x}" for x in b)
+                    found.append(Logprob(token=escaped, logprob=-0.01, bytes=list(b)))
+                continue
+            if any(ord(c) > 127 for c in chunk) and not with_bytes and draw(st.booleans()):
+                # servers without bytes send U+FFFD for each piece of a split character
+                found += [Logprob(token="\ufffd", logprob=-0.01)] * len(chunk.encode())
+                continue
+            if chunk == "\n" and style == "▁" and draw(st.booleans()):
+                found.append(Logprob(token="<0x0A>", logprob=-0.01))
+                continue
+            found.append(
+                Logprob(
+                    token=spell(chunk),
+                    logprob=-0.01,
+                    bytes=list(chunk.encode()) if with_bytes else None,
+                )
+            )
+        return found
+
+    alternatives = [
+        TopLogprob(token=spell(digit[:-1] + str(k)), logprob=math.log(p)) for k, p in top.items()
+    ]
+    chosen = Logprob(
+        token=spell(digit),
+        logprob=math.log(top[int(digit[-1])]),
+        bytes=list(digit.encode()) if with_bytes else None,
+        top_logprobs=alternatives,
+    )
+    return [*pieces(head), chosen, *pieces(rest)]
+
+
+distributions = st.dictionaries(
+    st.sampled_from((1, 2, 3, 4, 5)), st.floats(0.05, 1.0), min_size=1, max_size=5
+).map(lambda d: {k: p / (sum(d.values()) * 1.001) for k, p in d.items()})
+
+
+@settings(QUICK, max_examples=300)
+@given(data=st.data(), cot=st.booleans(), form=st.sampled_from(FORMS), shape=st.integers(0, 100))
+def test_the_weighted_score_is_the_answers_own_under_any_tokens(
+    data: st.DataObject, cot: bool, form: Form, shape: int
+) -> None:
+    top = data.draw(distributions)
+    score = data.draw(st.sampled_from(sorted(top)))
+    forms = COT_FORMS if cot else SCORE_ONLY_FORMS
+    answer = forms[shape % len(forms)].format(s=score)
+    match = parse_score(answer, cot)
+    tokens = data.draw(tokenised(answer, match.start, match.end, top))
+    expected = expected_score({k: top.get(k, 0.0) / sum(top.values()) for k in range(1, 6)})
+    alone = judged([finished(answer, tokens)], "logprobs", cot)
+    assert alone[1] == "logprobs" and alone[0] is not None
+    assert math.isclose(alone[0], expected, abs_tol=1e-9)
+    # the reasoning's own tokens, with score-like tokens of other weights, before the answer's
+    reasoning = data.draw(reasoning_text)
+    content = with_reasoning(form, reasoning, answer)
+    raw = content if isinstance(content, str) else reasoning + "\n\n" + answer
+    before = raw[: len(raw) - len(raw.rsplit(answer, 1)[1]) - len(answer)]
+    decoys = [
+        Logprob(
+            token=piece,
+            logprob=-0.01,
+            top_logprobs=[TopLogprob(token=piece, logprob=math.log(0.5)),
+                          TopLogprob(token="1", logprob=math.log(0.4))],
+        )  # fmt: skip
+        for piece in _split(before)
+    ]
+    after = [*decoys, *tokens]
+    tail = raw[len(before) + len(answer) :]
+    after += [Logprob(token=t, logprob=-0.01) for t in _split(tail)]
+    with_tokens = judged([finished(content, after)], "logprobs", cot)
+    assert with_tokens == alone
+
+
+def _split(text: str) -> list[str]:
+    return [text[i : i + 3] for i in range(0, len(text), 3)]
+
+
+# -- (c) ----------------------------------------------------------------------------------
+
+FRAGMENTS = (
+    "Score:", "Score: ", "Overall: ", "Final score: ", "I'd give it a ", "The score is ",
+    "Relevance: ", "1. ", "2) ", "- ", "**", "`", '"', "{", "}",
+    "1", "2", "3", "4", "5", "0", "10", "4.5", "3,5", "½",
+    ".", "!", ";", ",", ":", " ", "  ", "\n", "\n\n", "/", "/5", "/10", " out of ", " out of 5",
+    " of ", " of 10", "out", " or ", " to ", "-", "–", " (on a 1-10 scale)", " on a 10-point scale",
+    "(1-5)", "1 to 5", " would", " would need", " means", " is for", " at first glance, but",
+    "The reply", "warm", "o", "t", "T", "O", "a", " not", "n't ", "Four", "five",
+)  # fmt: skip
+answers = st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=14).map("".join)
+
+
+def cut(text: str) -> ChatCompletionChoice:
+    return ChatCompletionChoice(
+        message=ChatMessageAssistant(content=text), stop_reason="max_tokens"
+    )
+
+
+def read(text: str, cut_off: bool) -> float | None:
+    choice = cut(text) if cut_off else finished(text)
+    return judge_output(ModelOutput(model="judge", choices=[choice]), "parse", 1, False).value
+
+
+@settings(QUICK, max_examples=400)
+@given(answer=answers)
+def test_every_prefix_marked_cut_scores_the_complete_answer_or_nothing(answer: str) -> None:
+    complete = read(answer, cut_off=False)
+    for end in range(1, len(answer) + 1):
+        prefix = read(answer[:end], cut_off=True)
+        assert prefix is None or complete is None or prefix == complete, (answer[:end], answer)
+
+
+@settings(QUICK, max_examples=600)
+@given(prefix=answers, continuation=answers)
+def test_a_cut_answer_read_is_read_alike_by_every_accepted_continuation(
+    prefix: str, continuation: str
+) -> None:
+    try:
+        read_cut = parse_score(prefix, cut=True).score
+    except ScoreParseError:
+        return
+    try:
+        complete = parse_score(prefix + continuation).score
+    except ScoreParseError:
+        return
+    assert complete == read_cut, (prefix, continuation)
+
+
+def test_the_cut_properties_see_readable_cut_answers() -> None:
+    """The generated answers do reach cut answers that are read (else (c) proves nothing)."""
+    assert parse_score("Score: 4. The reply", cut=True).score == 4
+    assert read("Score: 4\n\nThe reply", cut_off=True) == 4.0
+
+
+# -- (d) ----------------------------------------------------------------------------------
+
+KNOWN_STOPS = st.sampled_from(
+    ("unknown", "tool_calls", "model_length", "content_filter", "length", "end_turn", "error",
+     "OTHER", "model_context_window_exceeded", "pause_turn", "eos", "abort", "")
+)  # fmt: skip
+
+
+@settings(QUICK, max_examples=200)
+@given(
+    stop=st.one_of(KNOWN_STOPS, st.text(max_size=12)).filter(
+        lambda s: s not in FINISHED_STOPS and s != "max_tokens"
+    ),
+    shape=st.integers(0, 100),
+    score=st.sampled_from((1, 2, 3, 4, 5)),
+    method=st.sampled_from(("auto", "logprobs", "parse", "samples")),
+)
+def test_any_stop_outside_the_known_set_is_unscored(
+    stop: str, shape: int, score: int, method: str
+) -> None:
+    answer = SCORE_ONLY_FORMS[shape % len(SCORE_ONLY_FORMS)].format(s=score)
+    match = parse_score(answer)
+    token = Logprob(
+        token=answer[match.start : match.end],
+        logprob=math.log(0.9),
+        top_logprobs=[TopLogprob(token=str(score), logprob=math.log(0.9))],
+    )
+    tokens = [Logprob(token=answer[: match.start], logprob=-0.01), token,
+              Logprob(token=answer[match.end :], logprob=-0.01)]  # fmt: skip
+    choice = ChatCompletionChoice.model_construct(
+        message=ChatMessageAssistant(content=answer),
+        stop_reason=stop,
+        logprobs=Logprobs(content=[t for t in tokens if t.token]),
+    )
+    out = judge_output(ModelOutput(model="judge", choices=[choice, choice]), method, 2, False)  # type: ignore[arg-type]
+    assert out.value is None
+    assert out.reason
