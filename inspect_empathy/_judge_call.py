@@ -21,6 +21,7 @@ from inspect_ai.util import collect
 
 from ._geval import SAMPLING_KEY, Method, add_usage, method_config, sampled_scores
 from ._providers import (
+    EFFORT_BUDGETS,
     THINKING_ROOM,
     JudgeTraits,
     Option,
@@ -173,16 +174,24 @@ def plan_request(
         fields.update(traits.quiet)
         if traits.quiet:
             shown = ", ".join(f"{k}={v}" for k, v in traits.quiet)
-            notes.append(f"{shown}: the least reasoning {traits.service} allows")
+            if traits.thinking == "optional":
+                notes.append(f"{shown}: {traits.service} reasons unless told not to; told not to")
+            else:
+                notes.append(f"{shown}: the least reasoning {traits.service} allows")
+    answer = fields["max_tokens"]
+    room, why = thinking_room(traits, user)
     bound = user.get("max_tokens")
     if bound is None:
-        bound = fields["max_tokens"]
-        if traits.thinking == "always":
-            bound += THINKING_ROOM
-            notes.append(
-                f"max_tokens {bound}: {traits.service} reasons before it answers, and its "
-                "reasoning counts against the bound"
-            )
+        bound = answer + room
+        if room:
+            notes.append(f"max_tokens {bound}: {answer} for the answer and {room} for {why}")
+    elif isinstance(user.get("reasoning_tokens"), int) and bound <= user["reasoning_tokens"]:
+        notes.append(
+            f"max_tokens {bound} raised to {answer + room}: {why} counts against the bound "
+            "and would leave no room for the answer (Claude refuses a max_tokens not above "
+            "its thinking budget)"
+        )
+        bound = answer + room
     if bound < traits.min_output_tokens:
         notes.append(
             f"max_tokens {bound} raised to {traits.min_output_tokens}: {traits.service} "
@@ -206,6 +215,25 @@ def plan_request(
         notes=tuple(notes),
         traits=traits,
     )
+
+
+def thinking_room(traits: JudgeTraits, user: dict[str, Any]) -> tuple[int, str]:
+    """Output tokens to leave for reasoning on top of the answer's bound, and what for.
+
+    The user's thinking budget (``reasoning_tokens``) or effort (``reasoning_effort``, the
+    budget Inspect sends for it, `EFFORT_BUDGETS`) where given; `THINKING_ROOM` where the
+    service reasons before it answers and cannot be told not to; none otherwise.
+    """
+    floor = THINKING_ROOM if traits.thinking == "always" else 0
+    budget = user.get("reasoning_tokens")
+    if isinstance(budget, int) and budget > 0:
+        return max(budget, floor), f"the thinking budget (reasoning_tokens {budget})"
+    effort = user.get("reasoning_effort")
+    if effort in EFFORT_BUDGETS:
+        return max(EFFORT_BUDGETS[effort], floor), f"thinking at reasoning_effort {effort}"
+    if floor:
+        return floor, f"the reasoning {traits.service} may do before it answers"
+    return 0, ""
 
 
 _said: set[str] = set()

@@ -22,6 +22,15 @@ THINKING_ROOM = 2048
 """Output tokens left for reasoning that cannot be turned off (on top of the answer's
 bound): reasoning counts against the output bound on every service that reasons."""
 
+EFFORT_BUDGETS: dict[str, int] = {
+    "minimal": 2048, "low": 4096, "medium": 10000, "high": 16000, "xhigh": 32000, "max": 32000
+}  # fmt: skip
+"""Thinking tokens a ``reasoning_effort`` the user chose may spend, left in the bound on top
+of the answer's: the budget Inspect sends for it to services that take only a budget (Claude
+3.7-4.5 ``budget_tokens``, Gemini 2.5 ``thinkingBudget``; inspect_ai/model/_reasoning.py,
+``effort_to_reasoning_tokens``). Claude refuses a ``max_tokens`` not above the budget
+(`_ANTHROPIC_BUDGET`)."""
+
 
 @dataclass(frozen=True)
 class JudgeTraits:
@@ -77,8 +86,31 @@ _GEMINI_THINKING = (
     "Gemini 3 thinks at thinkingLevel low or high)"
 )
 _ANTHROPIC = (
-    "https://docs.anthropic.com/en/api/messages (no logprobs and no n: one completion a "
-    "call; thinking only when asked for)"
+    "https://docs.anthropic.com/en/api/messages (no logprobs and no n: one completion a call)"
+)
+_ANTHROPIC_BUDGET = (
+    "https://platform.claude.com/docs/en/build-with-claude/extended-thinking (thinking "
+    "{type: enabled, budget_tokens} on Claude 3.7 to 4.6, off unless asked for; budget_tokens "
+    "at least 1024 and below max_tokens, which thinking counts against: the API answers 400 "
+    "'`max_tokens` must be greater than `thinking.budget_tokens`', as quoted in "
+    "liuw1535/antigravity2api-nodejs#149; Claude 4.7 and later refuse budget_tokens)"
+)
+_ANTHROPIC_ADAPTIVE = (
+    "https://platform.claude.com/docs/en/build-with-claude/thinking-troubleshooting and the "
+    "model pages (models/sonnet-5/overview, whats-new-opus-5, sonnet-5-5/migration-guide, "
+    "fable-5/migration-guide): Claude 5 models think (adaptive) unless told not to, Opus 4.8 "
+    "only when asked; Sonnet 5, Opus 5 and Haiku 5.5 take thinking disabled, Sonnet 5.5 "
+    "between_tools; Opus 5.5, Fable 5 and Mythos 5 always think and answer 400 to disabled "
+    "(output_config.effort low is their least); inspect_ai/model/_providers/anthropic.py sends "
+    "reasoning_effort none as disabled or between_tools where the model takes it, and low as "
+    "adaptive thinking at effort low"
+)
+_ANTHROPIC_OPUS_4_7 = (
+    "Claude Opus 4.7 and 4.8: the sources disagree on whether they think unless asked "
+    "(whats-new-opus-5: Opus 4.8 does not; inspect_ai/model/_providers/anthropic.py: they do) "
+    "and whether they take thinking disabled (docs.aws.amazon.com/bedrock/latest/userguide/"
+    "claude-messages-adaptive-thinking.html: Opus 4.7 answers 400): nothing is sent about "
+    "thinking, and the bound leaves room for it"
 )
 _GROQ = (
     "https://console.groq.com/docs/openai (n must be 1; logprobs, top_logprobs are not "
@@ -128,6 +160,40 @@ def _openai_traits(api: Any, name: str) -> JudgeTraits:
     )
 
 
+def _anthropic_traits(name: str) -> JudgeTraits:
+    """Claude by family: which think unless told not to, and how each is told (sources in
+    `_ANTHROPIC_BUDGET`, `_ANTHROPIC_ADAPTIVE`). A Claude this table cannot place is taken to
+    think and to refuse turning it off: its bound leaves room, at the least effort."""
+    family = name.rsplit("/", 1)[-1].lower()
+    # claude-3-haiku, claude-3-5-sonnet, claude-3-7-sonnet, claude-sonnet-4-5-20250929,
+    # claude-opus-4-1, claude-opus-4-7, claude-sonnet-5, claude-sonnet-5-5, claude-fable-5-1
+    old = re.search(r"claude-3-(?:5-|7-)?[a-z]", family)
+    version = re.search(r"claude-([a-z]+)-(\d+)(?:[-.](\d)(?!\d))?", family)
+    base = JudgeTraits("Anthropic", False, 1, sources=(_ANTHROPIC,))
+    if old or (version and version.group(2) == "4" and int(version.group(3) or 0) <= 6):
+        # think only when asked: with a budget (or adaptive on 4.6) the user sets
+        return replace(base, sources=(_ANTHROPIC, _ANTHROPIC_BUDGET))
+    if version is None:
+        return replace(base, service="Claude", thinking="always",
+                       quiet=(("reasoning_effort", "low"),),
+                       sources=(_ANTHROPIC, _ANTHROPIC_ADAPTIVE))  # fmt: skip
+    tier, major, minor = version.group(1), int(version.group(2)), int(version.group(3) or 0)
+    service = f"Claude {tier.capitalize()} {major}" + (f".{minor}" if minor else "")
+    sources = (_ANTHROPIC, _ANTHROPIC_ADAPTIVE)
+    if major == 4:  # Opus 4.7, 4.8
+        return replace(base, service=service, thinking="always",
+                       sources=(*sources, _ANTHROPIC_OPUS_4_7))  # fmt: skip
+    turned_off = major == 5 and (
+        (tier in ("sonnet", "opus") and minor < 5) or (tier == "sonnet" and minor >= 5)
+        or (tier == "haiku" and minor >= 5)
+    )  # fmt: skip
+    if turned_off:
+        return replace(base, service=service, thinking="optional",
+                       quiet=(("reasoning_effort", "none"),), sources=sources)  # fmt: skip
+    return replace(base, service=service, thinking="always",
+                   quiet=(("reasoning_effort", "low"),), sources=sources)  # fmt: skip
+
+
 def _google_traits(name: str) -> JudgeTraits:
     family = name.rsplit("/", 1)[-1].lower()
     version = re.search(r"gemini-(\d+)(?:\.(\d+))?", family)
@@ -161,7 +227,6 @@ def _google_traits(name: str) -> JudgeTraits:
 
 
 _BY_API: dict[str, JudgeTraits] = {
-    "AnthropicAPI": JudgeTraits("Anthropic", False, 1, sources=(_ANTHROPIC,)),
     "GroqAPI": JudgeTraits("Groq", False, 1, sources=(_GROQ,)),
     "MistralAPI": JudgeTraits("Mistral", False, stop_reason_trusted=False, sources=(_MISTRAL,)),
     "TogetherAIAPI": JudgeTraits("Together", None, sources=(_TOGETHER,)),
@@ -185,6 +250,8 @@ def judge_traits(model: Model) -> JudgeTraits:
             traits = _openai_traits(api, model.name)
         elif kind == "GoogleGenAIAPI":
             traits = _google_traits(model.name)
+        elif kind == "AnthropicAPI":
+            traits = _anthropic_traits(model.name)
         else:
             traits = _BY_API.get(kind) or JudgeTraits(kind.removesuffix("API") or "unknown")
         _traits[key] = traits

@@ -375,3 +375,89 @@ def test_what_was_chosen_for_a_judge_is_said_once_in_the_terminal(
     [line] = said
     assert "method auto reads the whole number" in line and "-T method=samples" in line
     assert "max_tokens 2072" in line and "reasoning_effort=minimal" in line
+
+
+# -- Claude with thinking (tests/fake_claude.py: each model's thinking rules) ----------------
+
+from fake_claude import _fake_claude, claude_server  # noqa: E402, F401  (fixtures)
+
+
+def claude_run(model: str, tmp_path: Path, **config: Any) -> EvalLog:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    [log] = eval(
+        empathy(dataset=str(dialogs(tmp_path / "d.jsonl"))), model=model,
+        log_dir=str(tmp_path / "logs"), display="none", max_retries=0, timeout=30,
+        fail_on_error=False, **config,
+    )  # fmt: skip
+    return log
+
+
+@pytest.mark.parametrize(
+    ("model", "config", "thinking", "bound"),
+    [
+        # asked to think with a budget: the bound is the answer's 24 plus the budget
+        ("anthropic/claude-sonnet-4-5", {"reasoning_tokens": 2048},
+         {"type": "enabled", "budget_tokens": 2048}, 2072),
+        ("anthropic/claude-3-7-sonnet-20250219", {"reasoning_tokens": 1024},
+         {"type": "enabled", "budget_tokens": 1024}, 1048),
+        # ... or an effort, which Inspect sends as a budget of 4096 to Claude 4.5
+        ("anthropic/claude-opus-4-5", {"reasoning_effort": "low"},
+         {"type": "enabled", "budget_tokens": 4096}, 4120),
+        # a bound the user set at or below the budget is raised (Claude refuses it)
+        ("anthropic/claude-sonnet-4-5", {"reasoning_tokens": 2048, "max_tokens": 1000},
+         {"type": "enabled", "budget_tokens": 2048}, 2072),
+        # think unless told not to: told not to
+        ("anthropic/claude-sonnet-5", {}, {"type": "disabled"}, 24),
+        ("anthropic/claude-opus-5", {}, {"type": "disabled"}, 24),
+        ("anthropic/claude-haiku-5-5", {}, {"type": "disabled"}, 24),
+        ("anthropic/claude-sonnet-5-5", {}, {"type": "between_tools"}, 24),
+        # always think: the least effort, and room for it
+        ("anthropic/claude-fable-5", {}, {"type": "adaptive"}, 2072),
+        ("anthropic/claude-opus-5-5", {}, {"type": "adaptive"}, 2072),
+        ("anthropic/claude-mythos-5-1", {}, {"type": "adaptive"}, 2072),
+        # sources disagree: nothing sent about thinking, room left for it
+        ("anthropic/claude-opus-4-7", {}, None, 2072),
+    ],
+)
+def test_claude_with_thinking_scores_every_dialog(
+    claude_server: Any, tmp_path: Path, model: str, config: dict[str, Any],  # noqa: F811
+    thinking: dict[str, Any] | None, bound: int,
+) -> None:
+    found = outcomes(claude_run(model, tmp_path, **config))
+    assert {k: (v, m) for k, (v, m, _) in found.items()} == {
+        f"d{k}": (float(k), "parse") for k in SCORES
+    }
+    for body in claude_server.bodies():
+        sent = body.get("thinking")
+        assert (sent and {k: sent[k] for k in thinking}) == thinking, body
+        assert body["max_tokens"] == bound, body
+        if thinking == {"type": "adaptive"}:
+            assert body["output_config"]["effort"] == "low", body
+    assert not claude_server.refused()
+
+
+def test_what_is_done_about_claudes_thinking_is_said_in_the_terminal(
+    claude_server: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import logging
+
+    from inspect_empathy import _judge_call
+
+    monkeypatch.setattr(_judge_call, "_said", set())
+    said: dict[str, str] = {}
+    for model, config in [("claude-sonnet-4-5", {"reasoning_tokens": 2048}),
+                          ("claude-sonnet-5", {}), ("claude-fable-5", {})]:  # fmt: skip
+        with caplog.at_level(logging.WARNING):
+            outcomes(claude_run(f"anthropic/{model}", tmp_path / model, **config))
+        lines = [r.getMessage() for r in caplog.records]
+        [said[model]] = [m for m in lines if f"empathy judge anthropic/{model} " in m]
+    assert "max_tokens 2072: 24 for the answer and 2048 for the thinking budget" in (
+        said["claude-sonnet-4-5"]
+    )
+    assert "reasoning_effort=none: Claude Sonnet 5 reasons unless told not to; told not to" in (
+        said["claude-sonnet-5"]
+    )
+    fable = said["claude-fable-5"]
+    assert "reasoning_effort=low: the least reasoning Claude Fable 5 allows" in fable
+    assert "max_tokens 2072" in fable
