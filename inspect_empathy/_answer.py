@@ -131,8 +131,7 @@ def stop_problem(choice: ChatCompletionChoice) -> str | None:
     )
     return (
         f"the judge's output did not finish (stop reason {stop!r}{why}): only "
-        f"{', '.join(FINISHED_STOPS)} or a closed verdict cut by max_tokens is read"
-        + _shown(text)
+        f"{', '.join(FINISHED_STOPS)} or a closed verdict cut by max_tokens is read" + _shown(text)
     )
 
 
@@ -238,8 +237,11 @@ def token_bytes(token: Logprob) -> bytes:
             return "".join(map(chr, token.bytes)).encode("utf-8", "surrogatepass")
     if token.token.startswith("bytes:"):
         try:
-            return token.token[len("bytes:") :].encode("latin-1").decode("unicode_escape").encode(
-                "latin-1"
+            return (
+                token.token[len("bytes:") :]
+                .encode("latin-1")
+                .decode("unicode_escape")
+                .encode("latin-1")
             )
         except (UnicodeError, ValueError):
             pass

@@ -431,15 +431,19 @@ def mark_cut(output: ModelOutput, bound: int | None) -> ModelOutput:
 
     Some services (and Inspect's mapping of some) report ``stop`` for an answer the bound
     cut; an answer whose call used every output token it was allowed is not taken to
-    have ended on its own.
+    have ended on its own. Only ``stop`` is doubted: any other stop (``unknown``, a refusal,
+    the context) keeps its own name.
     """
     usage = output.usage
     if bound is None or usage is None or not output.choices:
         return output
     if usage.output_tokens < bound * len(output.choices):
         return output
-    if all(c.stop_reason == "max_tokens" for c in output.choices):
+    if not any(c.stop_reason == "stop" for c in output.choices):
         return output
-    choices = [c.model_copy(update={"stop_reason": "max_tokens"}) for c in output.choices]
+    choices = [
+        c.model_copy(update={"stop_reason": "max_tokens"}) if c.stop_reason == "stop" else c
+        for c in output.choices
+    ]
     return output.model_copy(update={"choices": choices})
 

@@ -258,8 +258,10 @@ def test_the_weighted_score_is_the_answers_own_under_any_tokens(
         Logprob(
             token=piece,
             logprob=-0.01,
-            top_logprobs=[TopLogprob(token=piece, logprob=math.log(0.5)),
-                          TopLogprob(token="1", logprob=math.log(0.4))],
+            top_logprobs=[
+                TopLogprob(token=piece, logprob=math.log(0.5)),
+                TopLogprob(token="1", logprob=math.log(0.4)),
+            ],
         )  # fmt: skip
         for piece in _split(before)
     ]

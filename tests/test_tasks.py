@@ -73,7 +73,9 @@ def judge_output(top: dict[str, float], text: str | None = None) -> ModelOutput:
         model="mockllm/model",
         choices=[
             ChatCompletionChoice(
-                message=ChatMessageAssistant(content=token), logprobs=Logprobs(content=content)
+                message=ChatMessageAssistant(content=token),
+                logprobs=Logprobs(content=content),
+                stop_reason="stop",
             )
         ],
         usage=ModelUsage(input_tokens=500, output_tokens=1, total_tokens=501),

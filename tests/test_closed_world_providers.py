@@ -1,0 +1,353 @@
+"""Closed-world scoring through Inspect's own providers, against fakes that answer as the
+services do: reasoning before the answer (vLLM without a reasoning parser, SGLang's
+reasoning tokens in the logprobs), stops Inspect cannot map (OpenRouter's in-body error,
+Anthropic's context window, Gemini's OTHER), a cut answer with a lead-in, a number in prose.
+
+Each case is one dialog whose judge answer is a hand-made payload in the service's shape; the
+sample must end with the expected value or be unscored with the expected reason.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_servers import Reply
+from inspect_ai import eval
+from inspect_ai.log import EvalSample
+from inspect_ai.model import GenerateConfig, get_model
+
+from inspect_empathy.tasks import empathy
+
+pytestmark = pytest.mark.usefixtures("quick_backoff")
+
+Respond = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def tok(text: str, top: dict[str, float] | None = None) -> dict[str, Any]:
+    """One chat-completions logprob token (UTF-8 bytes), its alternatives as probabilities."""
+    top = top or {text: 0.99}
+    return {
+        "token": text,
+        "logprob": math.log(top.get(text, 0.99)),
+        "bytes": list(text.encode()),
+        "top_logprobs": [
+            {"token": t, "logprob": math.log(p), "bytes": list(t.encode())} for t, p in top.items()
+        ],
+    }
+
+
+def spelled(text: str, scores: dict[str, dict[str, float]] | None = None) -> list[dict[str, Any]]:
+    """Tokens that spell ``text`` (words and punctuation runs with their leading white
+    space); a token listed in
+    ``scores`` gets those alternatives the first time it appears (then the next key)."""
+    import re
+
+    pending = dict(scores or {})
+    found = []
+    for piece in re.findall(r"\s*\w+|\s*[^\w\s]+|\s+", text):
+        found.append(tok(piece, pending.pop(piece, None)))
+    return found
+
+
+ANSWER = {" 4": {" 4": 0.6, " 5": 0.3, " 3": 0.1}}
+"""The answer's own score token: weighted 4.2."""
+DRAFT = {" 3": {" 3": 0.9, " 4": 0.1}, " 4": {" 4": 0.5, " 5": 0.5}}
+"""Score tokens in the reasoning: the draft's 3 (weighted 3.1), a 4 (weighted 4.5)."""
+OWN = tok("4", {"4": 0.6, "5": 0.3, "3": 0.1})
+"""The answer's own score token after the reasoning: weighted 4.2."""
+
+
+def chat(
+    content: str | None,
+    tokens: list[dict[str, Any]] | None,
+    finish: str = "stop",
+    n: int = 1,
+    used: int = 8,
+    **message: Any,
+) -> Respond:
+    """A chat.completion answer: ``n`` alike choices with the given content, tokens, stop
+    reason, output tokens ``used`` per choice and extra message fields (``reasoning_content``)."""
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        choices = [
+            {
+                "index": i,
+                "message": {"role": "assistant", "content": content, **message},
+                "finish_reason": finish,
+                "logprobs": {"content": tokens, "refusal": None} if tokens is not None else None,
+            }
+            for i in range(n)
+        ]
+        return {
+            "id": "chatcmpl-closed-world",
+            "object": "chat.completion",
+            "created": 1700000000,
+            "model": body.get("model", "fake"),
+            "choices": choices,
+            "usage": {
+                "prompt_tokens": 100,
+                "completion_tokens": used * n,
+                "total_tokens": 100 + used * n,
+            },
+        }
+
+    return respond
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    respond: Respond
+    expect: float | str
+    """The score, or a piece of the unscored reason."""
+
+
+def dialogs(path: Path, names: list[str]) -> Path:
+    with path.open("w", encoding="utf-8") as f:
+        for name in names:
+            turns = [
+                {"role": "user", "content": f"Case {name}: I lost my job today."},
+                {"role": "assistant", "content": "I'm so sorry. That is a hard blow."},
+            ]
+            f.write(json.dumps({"id": name, "turns": turns, "rating": 4}) + "\n")
+    return path
+
+
+def run(
+    server: Any, model: str, cases: list[Case], tmp_path: Path, response_mode: bool = False,
+    bound: int | None = None, **task_args: Any,
+) -> None:  # fmt: skip
+    """One eval of ``cases`` (``bound``: the user's --max-tokens; a reasoning judge needs
+    room for its reasoning)."""
+    for case in cases:
+        server.script(Reply(respond=case.respond), when=f"Case {case.name}:")
+    data = dialogs(tmp_path / "d.jsonl", [c.name for c in cases])
+    common: dict[str, Any] = {
+        "log_dir": str(tmp_path / "logs"),
+        "display": "none",
+        "max_retries": 0,
+        "timeout": 30,
+        "fail_on_error": False,
+    }
+    if response_mode:
+        # the grader's own bound, with room for its reasoning
+        grader = get_model(model, config=GenerateConfig(max_tokens=REASONING_BOUND))
+        args = {"dataset": str(data), **task_args}
+        [log] = eval(
+            "inspect_empathy/empathy_response", task_args=args,
+            model="empathy_baseline/lexicon", model_roles={"grader": grader}, **common,
+        )  # fmt: skip
+    else:
+        [log] = eval(
+            empathy(dataset=str(data), **task_args), model=model, max_tokens=bound, **common
+        )
+    samples = {str(s.id): s for s in log.samples or []}
+    check(samples, cases)
+
+
+def check(samples: dict[str, EvalSample], cases: list[Case]) -> None:
+    problems = []
+    for case in cases:
+        sample = samples[case.name]
+        if sample.error is not None:
+            problems.append(f"{case.name}: errored: {sample.error.message[:300]}")
+            continue
+        score = sample.scores["empathy_scorer"]  # type: ignore[index]
+        value = score.value
+        unscored = isinstance(value, float) and math.isnan(value)
+        reason = (score.metadata or {}).get("unscored_reason", "")
+        if isinstance(case.expect, str):
+            if not unscored or case.expect not in reason:
+                problems.append(f"{case.name}: expected '{case.expect}', got {value} {reason!r}")
+        elif unscored or not math.isclose(float(value), case.expect, abs_tol=1e-6):  # type: ignore[arg-type]
+            problems.append(f"{case.name}: expected {case.expect}, got {value} {reason!r}")
+    assert not problems, "\n".join(problems)
+
+
+# -- 1, 2: reasoning before the answer -------------------------------------------------------
+
+REASONING = (
+    "Okay, the user lost a job. A draft: Score: 3. At first I'd rate it a 3, but it offers a "
+    "plan in 4 steps too."
+)
+HALF_OPEN = REASONING + "\n</think>\n\n4"
+"""DeepSeek-R1-0528 / Qwen3 Thinking-2507 through vLLM without a reasoning parser: the template
+opened <think>, so the output holds only the closing tag, in ``content``."""
+WHOLE = "<think>\n" + REASONING + "\n</think>\n\n4"
+REASONING_BOUND = 2048
+"""--max-tokens for a reasoning judge (the default 24 cuts its reasoning)."""
+USED = 60
+"""Output tokens such an answer takes: more than the default bound."""
+
+
+def test_vllm_without_a_reasoning_parser_scores_the_answer_after_the_reasoning(
+    vllm_server: Any, tmp_path: Path
+) -> None:
+    """Item 1 (half-open ``</think>``) and item 2 (a whole ``<think>`` block: Inspect strips
+    the text, not the logprobs): the answer's own token weighs 4.2; the draft's 3.1 never."""
+    cases = [
+        Case("half_open", chat(HALF_OPEN, [*spelled(HALF_OPEN[:-1], DRAFT), OWN], used=USED), 4.2),
+        Case("whole", chat(WHOLE, [*spelled(WHOLE[:-1], DRAFT), OWN], used=USED), 4.2),
+        Case("inside", chat("<think>\nA draft: Score: 4", None), "ends inside reasoning"),
+    ]
+    run(vllm_server, "vllm/closed-world-qwen3-thinking", cases, tmp_path, bound=REASONING_BOUND)
+
+
+def test_vllm_samples_and_cot_read_the_answer_not_the_draft(
+    vllm_server: Any, tmp_path: Path
+) -> None:
+    """Item 1 under ``samples`` (3.0 today: the draft's label wins) and item 7 under
+    ``samples``; then ``cot``, where a labelled draft inside the reasoning won."""
+    refusal = "I can't rate this; I'd need 5 more turns of context"
+    cases = [
+        Case("samples", chat(HALF_OPEN, None, n=3, used=USED), 4.0),
+        Case("refusal", chat(refusal, None, n=3), "none of 3 completions"),
+    ]
+    run(vllm_server, "vllm/closed-world-qwen3-samples", cases, tmp_path, method="samples",
+        completions=3, bound=REASONING_BOUND)  # fmt: skip
+    cot = "Draft. Score: 4 at first.\n</think>\n\nThe reply offers a plan but misses the fear.\n3"
+    cases = [Case("cot", chat(cot, spelled(cot, {"\n3": {"\n3": 0.8, "\n2": 0.2}})), 2.8)]
+    (tmp_path / "cot").mkdir()
+    run(vllm_server, "vllm/closed-world-qwen3-cot", cases, tmp_path / "cot", cot=True,
+        bound=REASONING_BOUND)  # fmt: skip
+
+
+def test_a_reasoning_grader_in_response_mode_scores_the_answer(
+    vllm_server: Any, tmp_path: Path
+) -> None:
+    cases = [Case("graded", chat(HALF_OPEN, [*spelled(HALF_OPEN[:-1], DRAFT), OWN], used=USED),
+                  4.2)]  # fmt: skip
+    run(vllm_server, "vllm/closed-world-grader", cases, tmp_path, response_mode=True)
+
+
+def test_sglang_reasoning_tokens_in_the_logprobs_are_passed_over(
+    openai_server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Item 2: SGLang with a reasoning parser returns the reasoning in ``reasoning_content``
+    and its tokens in ``logprobs``; the score token is the answer's (4.2), not the first
+    that reads 4 (a draft ``Score: 4`` at 4.5)."""
+    monkeypatch.setenv("SGLANG_BASE_URL", openai_server.url)
+    monkeypatch.setenv("SGLANG_API_KEY", "test")
+    thinking = "The user lost a job. Draft: Score: 4 for now."
+    draft = {" 4": {" 4": 0.5, " 5": 0.5}}
+    answer = OWN
+    cases = [
+        Case(
+            "marked",
+            chat("4", [*spelled(thinking, draft), tok("</think>"), tok("\n\n"), answer],
+                 reasoning_content=thinking, used=USED),
+            4.2,
+        ),
+        Case(
+            "unmarked",
+            chat("4", [*spelled(thinking, draft), tok("\n\n"), answer],
+                 reasoning_content=thinking, used=USED),
+            4.2,
+        ),
+    ]  # fmt: skip
+    run(openai_server, "openai-api/sglang/deepseek-r1", cases, tmp_path, bound=REASONING_BOUND)
+
+
+# -- 3, 7: cut answers and numbers in prose --------------------------------------------------
+
+
+def test_cut_lead_ins_and_numbers_in_prose_are_unscored_through_openai(
+    openai_server: Any, tmp_path: Path
+) -> None:
+    """Item 3: a cut "I'd give it a 4 at first glance, but ..." (the full answer ended
+    ``Score: 3``); item 7: a refusal holding one number, under logprobs (``auto``)."""
+    lead_in = "I'd give it a 4 at first glance, but let me check the"
+    refusal = "I can't rate this; I'd need 5 more turns of context"
+    closed = "Score: 4\n\nThe reply names the"
+    cases = [
+        Case("lead_in", chat(lead_in, spelled(lead_in, ANSWER), "length"), "cut off by max_tokens"),
+        Case("refusal", chat(refusal, spelled(refusal, {" 5": {" 5": 0.3, " 1": 0.7}})),
+             "not a verdict"),
+        Case("closed", chat(closed, spelled(closed, ANSWER), "length"), 4.2),
+    ]  # fmt: skip
+    run(openai_server, "openai/gpt-4o-mini", cases, tmp_path)
+
+
+# -- 4: stops outside the known set ----------------------------------------------------------
+
+PARTIAL = "I'd give it a 4 out of"
+
+
+def test_openrouter_in_body_error_is_unscored(
+    openai_server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenRouter reports a provider failure mid-answer as ``finish_reason: "error"`` with an
+    ``error`` object in the choice (https://openrouter.ai/docs/api-reference/errors, "Errors
+    during streaming"); Inspect maps it to ``unknown``."""
+    monkeypatch.setenv("OPENROUTER_BASE_URL", openai_server.url)
+    monkeypatch.setenv("OPENROUTER_API_KEY", "test")
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        # the call used the whole bound: still an error, never taken as a cut answer
+        answer = chat(PARTIAL, spelled(PARTIAL, ANSWER), "error", used=24)(body)
+        answer["choices"][0]["error"] = {"code": 502, "message": "Provider returned error"}
+        answer["choices"][0]["native_finish_reason"] = "error"
+        return answer
+
+    cases = [Case("error", respond, "stop reason 'unknown'")]
+    run(openai_server, "openrouter/openai/gpt-4o-mini", cases, tmp_path)
+
+
+def anthropic(text: str, stop: str) -> Respond:
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "id": "msg_closed_world",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", "fake"),
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 100, "output_tokens": 8},
+        }
+
+    return respond
+
+
+def test_anthropic_context_window_stop_is_unscored_and_prose_is_no_verdict(
+    anthropic_server: Any, tmp_path: Path
+) -> None:
+    """``model_context_window_exceeded`` (https://docs.anthropic.com/en/api/handling-stop-reasons)
+    reaches the scorer as ``unknown``; item 7 under ``parse`` (Claude has no logprobs)."""
+    cases = [
+        Case("window", anthropic(PARTIAL, "model_context_window_exceeded"), "did not finish"),
+        Case("refusal", anthropic("I can't rate this; I'd need 5 more turns of context",
+                                  "end_turn"), "not a verdict"),
+        Case("fine", anthropic("Score: 4", "end_turn"), 4.0),
+    ]  # fmt: skip
+    run(anthropic_server, "anthropic/claude-haiku-4-5", cases, tmp_path)
+
+
+def test_gemini_other_stop_is_unscored(google_server: Any, tmp_path: Path) -> None:
+    """Gemini's ``finishReason: OTHER`` (https://ai.google.dev/api/generate-content#FinishReason)
+    reaches the scorer as ``unknown``."""
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "candidates": [{"content": {"role": "model", "parts": [{"text": PARTIAL}]},
+                            "finishReason": "OTHER"}],
+            "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 8,
+                              "totalTokenCount": 108},
+            "modelVersion": "gemini-2.0-flash",
+            "responseId": "closed-world",
+        }  # fmt: skip
+
+    google_server.script(respond, when="Case other:")
+    data = dialogs(tmp_path / "d.jsonl", ["other"])
+    [log] = eval(
+        empathy(dataset=str(data), method="parse"), model="google/gemini-2.0-flash",
+        log_dir=str(tmp_path / "logs"), display="none", max_retries=0, timeout=30,
+        fail_on_error=False,
+    )  # fmt: skip
+    check({str(s.id): s for s in log.samples or []}, [Case("other", respond, "did not finish")])
