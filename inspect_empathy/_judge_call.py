@@ -25,6 +25,7 @@ from ._providers import (
     THINKING_ROOM,
     JudgeTraits,
     Option,
+    context_refusal,
     judge_traits,
     learn_refusal,
     refused_option,
@@ -260,7 +261,11 @@ async def ask_judge(
 
     A documented refusal of an option the plugin chose (logprobs, ``n``, a small output
     bound) is learnt once per model, said once in the terminal, and the request sent
-    again without it; any other error is raised as it came.
+    again without it. A refusal of the prompt as too long for the judge's context, worded
+    as a service words it (`_providers.context_refusal`), is an output stopped for
+    ``model_length`` holding the provider's words (`too_long_output`), as Inspect makes of
+    OpenAI's and Anthropic's: the dialog is unscored with the reason, not an error that
+    ``eval-retry`` would send again. Any other error is raised as it came.
     """
     while True:
         request = judge_request(model, method, completions, cot, precision)
@@ -275,6 +280,9 @@ async def ask_judge(
                 output = await complete_choices(model, prompt, output, request)
             return output, request
         except Exception as ex:
+            too_long = context_refusal(ex)
+            if too_long is not None:
+                return too_long_output(model, too_long), request
             refused = refused_option(ex)
             if refused is None or not request.asks(refused[0]):
                 raise
@@ -286,6 +294,12 @@ async def ask_judge(
                 )
             elif judge_request(model, method, completions, cot, precision) == request:
                 raise
+
+
+def too_long_output(model: Model, reason: str) -> ModelOutput:
+    """An output with no answer, stopped for ``model_length``, holding the provider's words
+    on the prompt being too long (read as unscored with the ``max_turns`` remedy)."""
+    return ModelOutput.from_content(model=str(model), content=reason, stop_reason="model_length")
 
 
 def round_sizes(drawn: int, per_call: int, completions: int) -> list[int]:

@@ -4,7 +4,8 @@ Every fact here has its source beside it. The scorer never branches on a provide
 name: it asks `judge_traits` what a model's service does (logprobs, completions per
 call, least output bound, thinking and how to keep it short, whether its stop reason
 can be trusted, how it shapes logprob tokens) and `refused_option` what a refusal
-was about, and learns, once per model, what the service refused (`learn_refusal`).
+was about, and learns, once per model, what the service refused (`learn_refusal`);
+`context_refusal` reads a service's "prompt too long for the context" in its own words.
 """
 
 from __future__ import annotations
@@ -352,6 +353,90 @@ def refused_option(ex: BaseException) -> tuple[Option, str] | None:
 
 _GRPC_STATUS = {"INVALID_ARGUMENT": 400, "OUT_OF_RANGE": 400, "PERMISSION_DENIED": 403}
 """gRPC status codes as the HTTP statuses of a refused request (xai_sdk raises them)."""
+
+
+_CONTEXT_REFUSALS: tuple[tuple[str, frozenset[int], re.Pattern[str], str], ...] = (
+    (
+        "Gemini",
+        frozenset({400}),
+        re.compile(r"The input token count \(\d+\) exceeds the maximum number of tokens "
+                   r"allowed \(\d+\)"),
+        "google-gemini/gemini-cli#6678, #11507: 400 INVALID_ARGUMENT; its OpenAI-compatible "
+        "endpoint sends the error body as a list ([{\"error\": {...}}])",
+    ),
+    (
+        "Mistral",
+        frozenset({400}),
+        re.compile(r"Prompt contains \d+ tokens.{0,60}?too large for model with \d+ maximum "
+                   r"context length"),
+        "https://docs.mistral.ai/resources/known-limitations (400 'too large for model with X "
+        "maximum context length'; full wording 'Prompt contains N tokens, too large for model "
+        "with M maximum context length')",
+    ),
+    (
+        "Groq",
+        frozenset({413}),
+        re.compile(r"Request too large for model .{1,200}? on tokens per minute \(TPM\): "
+                   r"Limit \d+, Requested \d+"),
+        "https://console.groq.com/docs/rate-limits; continuedev/continue#10218 and "
+        "HunorLaczko/ha-groq-cloud-api#27 quote it: 413, type tokens, a request larger than "
+        "the tier's tokens per minute (sent again, it is refused again)",
+    ),
+    (
+        "vLLM",
+        frozenset({400}),
+        re.compile(r"This model's maximum context length is \d+ tokens\. However, you "
+                   r"requested \d+|This model's maximum context length is \d+ tokens and your "
+                   r"request has \d+ input tokens|The decoder prompt \(length \d+\) is longer "
+                   r"than the maximum model length of \d+"),
+        "vllm-project/vllm#20409 ('This model's maximum context length is M tokens. However, "
+        "you requested N tokens (...)'), #20828 ('The decoder prompt (length N) is longer than "
+        "the maximum model length of M'); 400 BadRequestError without OpenAI's "
+        "context_length_exceeded code",
+    ),
+)
+"""Services' "prompt too long for the context" refusals as they word them, for services
+reached through an OpenAI-compatible path (``openai-api/<service>/<model>``, ``vllm/``)
+whose refusals Inspect raises instead of making them a ``model_length`` output as it does
+for OpenAI's ``context_length_exceeded`` and Anthropic's "prompt is too long":
+(service, HTTP statuses, the wording, source)."""
+
+
+def context_refusal(ex: BaseException) -> str | None:
+    """The provider's own words, if ``ex`` is a refusal of a prompt too long for the
+    judge's context worded as a service documents it (`_CONTEXT_REFUSALS`); None for
+    any other error.
+
+    Only the provider's error body is read (its ``message`` fields, in a list-shaped body
+    too), never the request Inspect quotes beside it, which holds the dialog.
+    """
+    for error in _chain(ex):
+        status = getattr(error, "status_code", None)
+        if not isinstance(status, int):
+            status = getattr(getattr(error, "response", None), "status_code", None)
+        if not isinstance(status, int):
+            continue
+        texts = list(_body_messages(getattr(error, "body", None)))
+        if not texts and error is not ex:
+            texts = [str(getattr(error, "message", "") or "")]
+        for text in texts:
+            for _, statuses, wording, _ in _CONTEXT_REFUSALS:
+                if status in statuses and wording.search(text):
+                    return " ".join(text.split())[:300]
+    return None
+
+
+def _body_messages(body: Any, depth: int = 0) -> list[str]:
+    """The ``message`` strings of an error body (a dict, or a list of them), nested ones
+    (``{"error": {...}}``) included."""
+    if depth > 4:
+        return []
+    if isinstance(body, list):
+        return [m for item in body[:5] for m in _body_messages(item, depth + 1)]
+    if not isinstance(body, dict):
+        return []
+    found = [body["message"]] if isinstance(body.get("message"), str) else []
+    return found + _body_messages(body.get("error"), depth + 1)
 
 
 def _chain(ex: BaseException) -> list[BaseException]:

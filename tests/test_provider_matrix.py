@@ -461,3 +461,118 @@ def test_what_is_done_about_claudes_thinking_is_said_in_the_terminal(
     fable = said["claude-fable-5"]
     assert "reasoning_effort=low: the least reasoning Claude Fable 5 allows" in fable
     assert "max_tokens 2072" in fable
+
+
+# -- a prompt too long for the judge's context, as each service words it ---------------------
+
+TOO_LONG = {
+    # Gemini's OpenAI-compatible endpoint: the error body is a list
+    "gemini": (400, [{"error": {
+        "code": 400,
+        "message": "The input token count (1200293) exceeds the maximum number of tokens "
+                   "allowed (1048576).",
+        "errors": [{"message": "The input token count (1200293) exceeds the maximum number "
+                               "of tokens allowed (1048576).",
+                    "domain": "global", "reason": "badRequest"}],
+        "status": "INVALID_ARGUMENT"}}]),
+    "mistral": (400, {"object": "error", "message": "Prompt contains 300000 tokens, too large "
+                      "for model with 131072 maximum context length",
+                      "type": "invalid_request_error", "param": None, "code": None}),
+    "groq": (413, {"error": {"message": "Request too large for model `llama-3.3-70b-versatile` "
+                             "in organization `org_01kgg5588eftc8k70aes4864eb` service tier "
+                             "`on_demand` on tokens per minute (TPM): Limit 12000, Requested "
+                             "14137, please reduce your message size and try again. Need more "
+                             "tokens? Upgrade to Dev Tier today at "
+                             "https://console.groq.com/settings/billing",
+                             "type": "tokens", "code": "rate_limit_exceeded"}}),
+    "vllm": (400, {"object": "error", "message": "This model's maximum context length is 4096 "
+                   "tokens. However, you requested 5000 tokens (4976 in the messages, 24 in "
+                   "the completion). Please reduce the length of the messages or completion.",
+                   "type": "BadRequestError", "param": None, "code": 400}),
+    "sglang": (400, {"object": "error", "message": "The decoder prompt (length 5000) is longer "
+                     "than the maximum model length of 4096. Make sure that `max_model_len` is "
+                     "no smaller than the number of text tokens.",
+                     "type": "BadRequestError", "param": None, "code": 400}),
+}  # fmt: skip
+"""Each service's refusal of a prompt too long for its context, as its sources word it
+(``_providers._CONTEXT_REFUSALS``); the last is vLLM's engine-side wording, served here under
+another service name: the wording is matched, not the name."""
+
+
+def _through(service: str, server: Any, monkeypatch: pytest.MonkeyPatch) -> str:
+    """``openai-api/<service>/judge``, pointed at the fake OpenAI server."""
+    monkeypatch.setenv(f"{service.upper()}_BASE_URL", server.url)
+    monkeypatch.setenv(f"{service.upper()}_API_KEY", "test")
+    return f"openai-api/{service}/judge"
+
+
+def _refuse(server: Any, status: int, body: Any) -> None:
+    from fake_servers import Reply
+
+    server.script(Reply(status=status, body=json.dumps(body).encode()))
+
+
+@pytest.mark.parametrize("service", list(TOO_LONG))
+@pytest.mark.parametrize("mode", ["judge", "response"])
+def test_a_prompt_too_long_for_the_service_is_unscored_with_its_words_not_an_error(
+    service: str, mode: str, openai_server: Any, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    status, body = TOO_LONG[service]
+    _refuse(openai_server, status, body)
+    model = _through(service, openai_server, monkeypatch)
+    data = str(dialogs(tmp_path / "d.jsonl"))
+    if mode == "judge":
+        log = run(model, tmp_path)
+    else:
+        [log] = eval("inspect_empathy/empathy_response", task_args={"dataset": data},
+                     model="empathy_baseline/lexicon", model_roles={"grader": model},
+                     log_dir=str(tmp_path / "logs"), display="none", max_retries=0,
+                     fail_on_error=False)  # fmt: skip
+    found = outcomes(log)  # no sample errored: eval-retry has nothing to send again
+    assert log.status == "success" and set(found) == {f"d{k}" for k in SCORES}
+    words = json.dumps(body).split('"message": "')[1].split('"')[0][:60]
+    for value, _, metadata in found.values():
+        reason = metadata["unscored_reason"]
+        assert math.isnan(value)
+        assert "too long for the judge's context" in reason and "-T max_turns=N" in reason
+        assert words[:40] in reason and len(reason) < 600, reason
+    assert openai_server.count() == len(SCORES)  # each dialog asked once, not retried
+
+
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [
+        (400, "Invalid model name passed in model=judge."),
+        (413, "Request Entity Too Large"),
+        # the words of another service's refusal under a status it does not use for it
+        (429, "This model's maximum context length is 4096 tokens. However, you requested 5000 "
+              "tokens (4976 in the messages, 24 in the completion)."),
+    ],
+)
+def test_any_other_provider_error_stays_an_error(
+    status: int, message: str, openai_server: Any, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _refuse(openai_server, status, {"object": "error", "message": message,
+                                    "type": "BadRequestError", "code": status})  # fmt: skip
+    log = run(_through("vllm", openai_server, monkeypatch), tmp_path)
+    assert log.samples and all(s.error is not None for s in log.samples)
+
+
+def test_a_dialog_quoting_a_refusal_is_no_refusal(
+    openai_server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The request Inspect quotes in its error holds the dialog: it is never read."""
+    quoted = TOO_LONG["vllm"][1]["message"]
+    path = tmp_path / "d.jsonl"
+    turns = [{"role": "user", "content": f"My server said: {quoted}"},
+             {"role": "assistant", "content": "That sounds frustrating."}]  # fmt: skip
+    path.write_text(json.dumps({"id": "q", "turns": turns, "rating": 3}) + "\n", "utf-8")
+    _refuse(openai_server, 400, {"object": "error", "message": "Invalid request.",
+                                 "type": "BadRequestError", "code": 400})  # fmt: skip
+    [log] = eval(empathy(dataset=str(path)), model=_through("vllm", openai_server, monkeypatch),
+                 log_dir=str(tmp_path / "logs"), display="none", max_retries=0,
+                 fail_on_error=False)  # fmt: skip
+    [sample] = log.samples or []
+    assert sample.error is not None and "Invalid request." in sample.error.message
