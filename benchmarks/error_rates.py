@@ -1,4 +1,4 @@
-"""Honest error rates of compare's statistics (issue 28 item 4), by simulation.
+"""Honest error rates of compare's statistics, by simulation.
 
 Judge and human data come from a known model: a dialog's true empathy z ~ N(0, 1); a
 human rating round(3 + 0.9 z + N(0, 0.6)) clipped to 1-5 (ties, like real ratings); a
@@ -9,23 +9,29 @@ come from one draw of 400,000 dialogs. Reported at n = 50, 135, 500 dialogs:
 - coverage of the 95% CIs compare reports: Spearman (``stats.spearman_ci``: BCa), raw
   MAE and QWK (``calibration.calibrated_agreement``'s raw intervals);
 - type-I error of the paired test between two judges of equal quality
-  (``stats.paired_difference``), its power at true differences in Spearman of about
-  0.05, 0.10 and 0.15, and the tail of its p-value at 0.005 (where Holm's first step
-  tests with five judges);
-- the family-wise error of Holm over the 10 pairs of five equal judges (``stats.holm``),
-  the share of replicates where any pair is called significant;
+  (``stats.paired_difference``, whose p-value is ``stats.studentised_p``: the difference
+  over its bootstrap standard error), its power at true differences in Spearman of about
+  0.05, 0.10 and 0.15, and the tail of its p-value at 0.005 and 0.001 (where Holm's first
+  step tests with five and eight judges);
+- the family-wise error of Holm over every pair of 3, 4, ..., 8 equal judges
+  (``stats.holm``), the share of replicates where any pair is called significant
+  (``holm_fwer_by_judges``), beside the same for the percentile p-value compare used
+  before (twice the share of resampled differences beyond 0, ``percentile_holm_fwer_by_judges``),
+  whose far tail is liberal;
 - the coverage-aware ranking: how often the best of five judges (sigma 0.6 vs 0.75) ranks
   first on the common set.
 
-The p-values of the type-I, power and Holm rows come from ``paired_difference``'s own
-rule (twice the share of resampled differences on the far side of 0, +1 corrected) over a
-percentile bootstrap of the dialogs drawn once per replicate for all judges
-(``stats.bootstrap_rhos``' rank trick), because calling ``paired_difference`` (BCa through
-scipy) 10 times per replicate would take hours; ``--check`` replicates call
-``paired_difference`` itself for the type-I row, to show the two agree.
+The p-values of the type-I, power and Holm rows come from ``stats.studentised_p`` (the
+function ``paired_difference`` calls) over a bootstrap of the dialogs drawn once per
+replicate for all eight judges (``stats.bootstrap_rhos``' rank trick; ``--fwer-resamples``
+draws, 1,000 by default: a standard error needs fewer than a percentile), because calling
+``paired_difference`` (BCa through scipy) 28 times per replicate would take hours;
+``--check`` replicates call ``paired_difference`` itself for the type-I row, to show the
+two agree. One replicate's eight judges give every judge count: the first k of them.
 
-Run from the repository root: ``python benchmarks/error_rates.py`` (a few minutes on two
-cores; ``--reps`` scales it) writes ``benchmarks/results/error_rates.json``.
+Run from the repository root: ``python benchmarks/error_rates.py`` (about ten minutes of
+CPU on two cores; ``--reps`` and ``--fwer-reps`` scale it) writes
+``benchmarks/results/error_rates.json``.
 """
 
 from __future__ import annotations
@@ -48,6 +54,8 @@ from inspect_empathy.compare import stats  # noqa: E402
 
 SIZES = (50, 135, 500)
 RESAMPLES = 2000
+JUDGE_COUNTS = range(3, 9)
+"""Judges of equal quality whose pairs Holm's family-wise error is shown for."""
 
 
 def draw(rng: np.random.Generator, n: int, sigmas: list[float]) -> tuple[np.ndarray, list]:
@@ -70,26 +78,38 @@ def truth(sigma: float) -> dict[str, float]:
 
 
 def pair_p_values(
-    human: np.ndarray, judges: list, rng: np.random.Generator, normal: bool = False
+    human: np.ndarray, judges: list, rng: np.random.Generator, resamples: int = RESAMPLES,
+    percentile: bool = False,
 ) -> np.ndarray:
-    """Two-sided p of every pair (a < b), paired_difference's rule, one bootstrap; with
-    ``normal`` also the normal-approximation p (observed difference / bootstrap SD) as a
-    second row, for comparison."""
+    """Two-sided p of every pair (a < b, in itertools.combinations order) by
+    ``stats.studentised_p``, one bootstrap for all judges; with ``percentile`` also the
+    percentile p-value compare used before (twice the share of resampled differences on
+    the far side of 0, +1 corrected) as a second row, for comparison."""
     n = len(human)
-    drawn = rng.integers(0, n, size=(RESAMPLES, n))
+    drawn = rng.integers(0, n, size=(resamples, n))
     rh = stats._Ranker(human).ranks(drawn)
     rhos = [stats._rho(stats._Ranker(j).ranks(drawn), rh, n) for j in judges]
     observed = [stats.spearman(j, human) for j in judges]
-    out, approx = [], []
+    out, old = [], []
     for a in range(len(judges)):
         for b in range(a + 1, len(judges)):
             d = rhos[a] - rhos[b]
+            out.append(stats.studentised_p(float(observed[a] - observed[b]), d))
             d = d[np.isfinite(d)]
             tail = min(int((d <= 0).sum()), int((d >= 0).sum()))
-            out.append(min(1.0, 2 * (tail + 1) / (len(d) + 1)))
-            z = (observed[a] - observed[b]) / d.std(ddof=1)
-            approx.append(float(2 * ss_norm_sf(abs(z))))
-    return np.array([out, approx]) if normal else np.array(out)
+            old.append(min(1.0, 2 * (tail + 1) / (len(d) + 1)))
+    return np.array([out, old]) if percentile else np.array(out)
+
+
+def first_pairs(k: int, total: int) -> np.ndarray:
+    """Positions, among the pairs of ``total`` judges, of the pairs of the first ``k``."""
+    pairs = [(a, b) for a in range(total) for b in range(a + 1, total)]
+    return np.array([i for i, (a, b) in enumerate(pairs) if b < k])
+
+
+def holm_fwer(pvals: np.ndarray) -> float:
+    """Share of replicates (rows) where Holm calls any pair significant at 0.05."""
+    return float(np.mean([min(stats.holm(list(p))) < 0.05 for p in pvals]))
 
 
 def ss_norm_sf(x: float) -> float:
@@ -115,8 +135,10 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=600, help="replicates for power, ranking")
     parser.add_argument("--ci-reps", type=int, default=150, help="replicates for CI coverage")
     parser.add_argument(
-        "--fwer-reps", type=int, default=2000, help="replicates of five equal judges (Holm)"
+        "--fwer-reps", type=int, default=1000, help="replicates of eight equal judges (Holm)"
     )
+    parser.add_argument("--fwer-resamples", type=int, default=1000,
+                        help="bootstrap draws per replicate of the Holm rows")  # fmt: skip
     parser.add_argument("--check", type=int, default=100, help="paired_difference replicates")
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
@@ -131,21 +153,29 @@ def main() -> None:
         row: dict = {"n": n}
         t0 = time.perf_counter()
         row["ci_coverage"] = coverage(n, args.ci_reps, rng, base)
-        # five equal judges: per-pair type-I error, the p-value's tail, Holm's family error
-        both = np.array(
-            [pair_p_values(*draw(rng, n, [0.75] * 5), rng, True) for _ in range(args.fwer_reps)]
-        )
-        pvals, approx = both[:, 0], both[:, 1]
+        # eight equal judges: per-pair type-I error, the p-value's tail, Holm's family error
+        # for the first 3, 4, ..., 8 of them
+        total = max(JUDGE_COUNTS)
+        both = np.array([
+            pair_p_values(*draw(rng, n, [0.75] * total), rng, args.fwer_resamples, True)
+            for _ in range(args.fwer_reps)
+        ])  # fmt: skip
+        pvals, old = both[:, 0], both[:, 1]
+        five = first_pairs(5, total)
         row["fwer_replicates"] = args.fwer_reps
+        row["fwer_resamples"] = args.fwer_resamples
         row["type_I_0.05"] = float((pvals < 0.05).mean())
         row["tail_p_le_0.005"] = float((pvals <= 0.005).mean())
         row["tail_p_le_0.001"] = float((pvals <= 0.001).mean())
-        row["holm_fwer"] = float(np.mean([min(stats.holm(list(p))) < 0.05 for p in pvals]))
-        row["bonferroni_fwer"] = float((pvals.min(axis=1) * pvals.shape[1] < 0.05).mean())
-        row["normal_approx_type_I_0.05"] = float((approx < 0.05).mean())
-        row["normal_approx_holm_fwer"] = float(
-            np.mean([min(stats.holm(list(p))) < 0.05 for p in approx])
-        )
+        row["holm_fwer"] = holm_fwer(pvals[:, five])
+        row["bonferroni_fwer"] = float((pvals[:, five].min(axis=1) * len(five) < 0.05).mean())
+        row["holm_fwer_by_judges"] = {
+            str(k): holm_fwer(pvals[:, first_pairs(k, total)]) for k in JUDGE_COUNTS
+        }
+        row["percentile_type_I_0.05"] = float((old < 0.05).mean())
+        row["percentile_holm_fwer_by_judges"] = {
+            str(k): holm_fwer(old[:, first_pairs(k, total)]) for k in JUDGE_COUNTS
+        }
         # the real function on some replicates (BCa draws through scipy)
         checks = []
         for r in range(args.check):
@@ -174,6 +204,8 @@ def main() -> None:
         "fwer_reps": args.fwer_reps,
         "ci_reps": args.ci_reps,
         "resamples": RESAMPLES,
+        "fwer_resamples": args.fwer_resamples,
+        "judge_counts": list(JUDGE_COUNTS),
         "model": "z~N(0,1); human=round(3+0.9z+N(0,0.6)) on 1-5; judge=3.6+z+N(0,sigma) on 1-5",
         "sigma_equal_judges": 0.75,
         "sigma_better_judge": deltas,

@@ -193,7 +193,7 @@ def _responder_lines(
     about = (
         f"bias = judge - people on 1-5, 95% CI over contexts; calibrated: "
         f"{comparison.calibration_method}, cross-fitted by context, its clipped scores "
-        f"holding the people's mean; ranking ρ: Spearman across responders of the mean "
+        f"holding the mean rating by people; ranking ρ: Spearman across responders of the mean "
         f"judge score against the mean rating by people, its 95% CI a {RANKING_INTERVAL}"
     )
     left = {j: n for j, n in pub.table.own_left_out.items() if n}

@@ -54,7 +54,7 @@ COLUMNS = [
 
 RANKING_INTERVAL = (
     "Fisher z interval: Bonett-Wright variance over the responders plus the bootstrap "
-    "variance over contexts (a context's responses resampled together)"
+    "variance over contexts (each context resampled with all its responses)"
 )
 """What the ranking interval accounts for (printed under the table)."""
 

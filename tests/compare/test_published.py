@@ -159,3 +159,110 @@ def test_crowd_fractional_means_are_scored_on_the_own_scale(toy: Path) -> None:
     comparison = compare_logs([], resamples=0, published=[toy])
     crowd = comparison.samples[comparison.samples["judge"] == PREFIX + "crowd"]
     assert list(crowd["score"]) == [1 + 2 * v for v in CROWD]
+
+
+# --------------------------------------------------------------------------- multi-chatbot corpora
+
+from wide_files import BOTS, contexts  # noqa: E402
+from wide_files import corpus as multi_corpus  # noqa: E402
+
+
+@pytest.fixture
+def multi(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "multi"
+    monkeypatch.setenv("MULTI_ROOT", str(root))
+    return multi_corpus(root)
+
+
+def test_a_multi_chatbot_corpus_through_every_table_and_csv(
+    multi: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One column per chatbot, judges' own replies left out, ids that hold / | , # : and
+    non-ASCII letters: each table and CSV keeps every id whole."""
+    import pandas as pd
+
+    out = tmp_path / "report"
+    assert main(["compare", "--published", str(multi), "--resamples", "40", "--no-plots",
+                 "--out", str(out)]) == 0  # fmt: skip
+    captured = capsys.readouterr()
+    ids = {f"{c}/{b}" for c in contexts(14) for b in BOTS}
+    samples = pd.read_csv(out / "samples.csv", dtype=str, keep_default_na=False)
+    assert set(samples["id"]) == ids
+    own = samples.set_index("id")["unscored_reason: published:gpt-4o"]
+    assert (own[[f"{c}/openai/gpt-4o" for c in contexts(14)]]
+            == "its own model's reply (left out: own_replies)").all()  # fmt: skip
+    scale = pd.read_csv(out / "scale_agreement.csv")
+    responders = scale[scale["table"] == "responders"].set_index("judge")
+    assert list(responders["responders"]) == [len(BOTS) - 1] * 2  # its own one left out
+    assert list(responders["contexts"]) == [14, 14]
+    assert list(responders["own_left_out"]) == [14, 14]
+    assert (responders["ranking_low"] < responders["ranking_spearman"]).all()
+    assert "gpt-4o: 14 rating(s) of its own model's replies (openai/gpt-4o) left out" in (
+        captured.err)  # fmt: skip
+    for report in ("report.md", "report.html"):
+        text = (out / report).read_text(encoding="utf-8")
+        assert "Responders (multi: 5 responders in 14 contexts)" in text
+        assert "own replies left out" in text
+
+
+def test_people_only_gives_the_ceiling_and_each_responders_mean(
+    multi: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = multi.read_text(encoding="utf-8")
+    text = text.split("judges:")[0]  # raters, no judges
+    people = multi.with_name("people.yaml")
+    people.write_text(text, encoding="utf-8")
+    out = tmp_path / "people"
+    assert main(["compare", "--published", str(people), "--resamples", "40",
+                 "--out", str(out)]) == 0  # fmt: skip
+    printed = capsys.readouterr().out
+    assert "Human ceiling" in printed and "| rater1 | rater2 | 84 |" in printed
+    assert "Each responder's mean rating by people" in printed
+    means = __import__("pandas").read_csv(out / "people_responders.csv")
+    assert sorted(means["responder"]) == sorted(BOTS)
+    assert (means["low"] <= means["mean_human"]).all()
+    assert (means["mean_human"] <= means["high"]).all()
+    assert (out / "humans.csv").is_file()
+
+
+def test_a_bad_rater_cell_stops_compare_and_reproduce_as_it_stops_the_load(
+    toy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from published_files import ratings
+
+    ratings(toy.parent / "published" / "annotations" / "toy" / "expert2_ratings.csv",
+            [0, 1, 2, 1, 0, 9])  # fmt: skip
+    assert main(["compare", "--published", str(toy), "--resamples", "0"]) == 1
+    err = capsys.readouterr().err
+    assert "expert2_ratings.csv: row 7, column level: 9 is outside the scale 0-2" in err
+    assert main(["reproduce", str(toy)]) == 1
+    assert "expert2_ratings.csv: row 7, column level" in capsys.readouterr().err
+    toy.write_text(toy.read_text(encoding="utf-8") + "missing_values: [9]\n", encoding="utf-8")
+    assert main(["reproduce", str(toy)]) in (0, 3)
+    assert "1 cell(s) marked missing (missing_values)" in capsys.readouterr().err
+
+
+def test_reproduce_exits_3_when_a_cell_is_not_reproduced(
+    toy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = toy.parent / "published" / "annotations" / "table_kappa.csv"
+    table.write_text(table.read_text(encoding="utf-8").replace("0.92", "0.50"), encoding="utf-8")
+    assert main(["reproduce", str(toy)]) == 3
+    assert "1 of 3 cell(s) not reproduced" in capsys.readouterr().err
+
+
+def test_reproduce_of_a_spec_that_does_not_exist_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["reproduce", str(tmp_path / "nope.yaml")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nope.yaml: no such spec file or folder" in err
+
+
+def test_reproduce_finds_the_shipped_spec_folders_by_name() -> None:
+    from inspect_empathy.published_cli import spec_files
+
+    names = [p.name for p in spec_files(["kumar2025"])]
+    assert names == ["empatheticdialogues.yaml", "epitome.yaml", "lend_an_ear.yaml",
+                     "perceived_empathy.yaml"]  # fmt: skip
+    assert [p.name for p in spec_files(["kumar2025/epitome"])] == ["epitome.yaml"]
