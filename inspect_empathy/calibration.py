@@ -8,9 +8,14 @@ Three maps, each fitted on (judge score, human rating) pairs:
 - ``isotonic``: the non-decreasing step map of least squares (pool adjacent
   violators), linear between the fitted points and flat beyond them.
 
-A map whose image of 1-5 is a single value (a shift of 4 or more, slope 0, an isotonic
-map with one level) would give every dialog the same score: `fit_calibration`,
-`Calibration.to_json` and `Calibration.from_json` refuse it (`CalibrationError`).
+A map must keep the judge's scores distinguishable on the 1-5 scale: the calibrated
+scores of the judge's lowest and highest scores, ``f(1)`` and ``f(5)`` (clipped to 1-5),
+must lie at least `MIN_SPAN` (one level of the scale) apart. A map that squeezes the
+judge's whole range into less (a shift beyond 3, a slope under 1/4, an isotonic map whose
+levels span under a point; at the limit one value for every dialog) erases the judge: it
+cannot put the judge's worst and best dialogs even one level apart. `fit_calibration`,
+`Calibration.to_json` and `Calibration.from_json` refuse it (`CalibrationError`, naming
+the file).
 
 Every calibrated value is clipped to 1-5. A map judged on the dialogs it was fitted
 on flatters itself, so agreement after calibration is measured by cross-fitting
@@ -28,13 +33,14 @@ import json
 import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ._file_kind import file_problem
 from ._stats import quadratic_weighted_kappa, round_score
@@ -55,6 +61,8 @@ RECORD_MAP_BYTES = 64 * 1024
 provenance keeps the file's hash and a summary."""
 FLAT = 1e-9
 """A map whose image of 1-5 is narrower than this sends every score to one value."""
+MIN_SPAN = 1.0
+"""Least distance between ``f(1)`` and ``f(5)`` of a map (see the module's docstring)."""
 
 
 class CalibrationError(ValueError):
@@ -179,19 +187,28 @@ def _describe(params: dict[str, Any], method: str) -> str:
 
 
 def order_problem(params: dict[str, Any], method: str) -> str:
-    """Why a (non-decreasing) map cannot preserve the judge's order on 1-5, or "".
+    """Why a (non-decreasing) map cannot keep the judge's scores distinguishable on 1-5,
+    or "".
 
-    The map is clipped to 1-5, so its image of the 1-5 scale is ``[f(1), f(5)]``: when
-    that is a single value every dialog gets the same calibrated score (Spearman
-    undefined, the judge erased).
+    The map is clipped to 1-5, so its image of the 1-5 scale is ``[f(1), f(5)]``: narrower
+    than `MIN_SPAN` (one level of the scale), the judge's worst and best dialogs land less
+    than a level apart; a single value gives every dialog the same calibrated score
+    (Spearman undefined, the judge erased).
     """
     low, high = _apply(params, method, np.asarray([1.0, 5.0]))
-    if high - low > FLAT:
+    if high - low >= MIN_SPAN - 1e-12:
         return ""
+    if high - low <= FLAT:
+        return (
+            f"the {_describe(params, method)} sends every judge score on 1-5 to {low:.4g}, "
+            "so every dialog would get the same calibrated score and the judge's ranking "
+            "would be lost"
+        )
     return (
-        f"the {_describe(params, method)} sends every judge score on 1-5 to {low:.4g}, "
-        "so every dialog would get the same calibrated score and the judge's ranking "
-        "would be lost"
+        f"the {_describe(params, method)} sends the judge's 1-5 onto {low:.7g}-{high:.7g}, "
+        f"{high - low:.3g} of a point: a map must keep the judge's lowest and highest "
+        f"scores at least {MIN_SPAN:g} level of the scale apart, or the judge's scores "
+        "are no longer distinguishable on 1-5"
     )
 
 
@@ -326,16 +343,23 @@ class Calibration:
             rubric=data.get("rubric"),
         )
 
-    def check_identity(self, judge: str | None, rubric: str | None, source: str) -> None:
+    def check_identity(
+        self, judge: str | None, rubric: str | Mapping[str, Any] | None, source: str
+    ) -> None:
         """CalibrationError naming ``source`` when the map was fitted on another judge's
-        scores or under another rubric (a map without them recorded is not checked)."""
-        for what, fitted, now in (("judge", self.judge, judge), ("rubric", self.rubric, rubric)):
-            if fitted is not None and now is not None and fitted != now:
-                raise CalibrationError(
-                    f"{source}: fitted on the scores of {what} {fitted!r}, not {now!r}: a "
-                    f"map belongs to one {what}; fit one for {now!r} (inspect-empathy "
-                    "calibrate)"
-                )
+        scores or under another rubric (a map without them recorded is not checked).
+
+        ``rubric`` is the run's rubric identity (``name``, ``sha256``, ``source``, as the
+        log records it; see `same_rubric`) or its label."""
+        if self.judge is not None and judge is not None and self.judge != judge:
+            raise CalibrationError(_other(source, "judge", self.judge, judge))
+        if self.rubric is None or rubric is None:
+            return
+        if isinstance(rubric, str):
+            if rubric != self.rubric:
+                raise CalibrationError(_other(source, "rubric", self.rubric, rubric))
+        elif not same_rubric(self.rubric, rubric):
+            raise CalibrationError(_other(source, "rubric", self.rubric, rubric_shown(rubric)))
 
     @classmethod
     def from_json(cls, path: str | Path) -> Calibration:
@@ -360,6 +384,38 @@ class Calibration:
         except RecursionError:
             raise CalibrationError(f"calibration file {path}: JSON nested too deeply") from None
         return cls.from_dict(parsed, f"calibration file {path}")
+
+
+def _other(source: str, what: str, fitted: str, now: str) -> str:
+    return (
+        f"{source}: fitted on the scores of {what} {fitted!r}, not {now!r}: a map belongs "
+        f"to one {what}; fit one for {now!r} (inspect-empathy calibrate)"
+    )
+
+
+SEED_RUBRIC = "seed"
+
+
+def same_rubric(recorded: str, identity: Mapping[str, Any]) -> bool:
+    """Whether a run's rubric (its logged identity: ``name``, ``sha256``, ``source``) is the
+    one a map records: ``name:hash`` (the first hex digits of the rubric's content hash)
+    matches that name with that content; a bare name (``seed``, or a variant named by a
+    log written before hashes were recorded) matches only the bundled rubric of that name,
+    never a file that happens to share it."""
+    name, _, digest = recorded.partition(":")
+    if str(identity.get("name")) != name:
+        return False
+    if digest:
+        return str(identity.get("sha256", "")).startswith(digest) and len(digest) >= 8
+    return identity.get("source") == "bundled"
+
+
+def rubric_shown(identity: Mapping[str, Any]) -> str:
+    """A run's rubric in a message: ``seed``, a variant with its hash, a file's path too."""
+    name, digest = str(identity.get("name")), str(identity.get("sha256", ""))[:8]
+    if identity.get("source") == "bundled":
+        return name if name == SEED_RUBRIC else f"{name}:{digest}"
+    return f"{name}:{digest} ({identity.get('source')})"
 
 
 def _read_bounded(path: Path) -> bytes:
@@ -443,7 +499,7 @@ def fit_calibration(
     problem = order_problem(params, method)
     if problem:
         raise CalibrationError(
-            f"calibration: no {method} map that keeps the judge's order fits these "
+            f"calibration: no {method} map that keeps the judge's scores apart fits these "
             f"{len(x)} dialog(s): {_why_flat(x, y, method)}; {problem}"
         )
     return Calibration(
@@ -462,12 +518,23 @@ def _why_flat(x: np.ndarray, y: np.ndarray, method: str) -> str:
         return f"every judge score is {x[0]:g}, so there is no order to keep"
     if method == "linear":
         slope = float(np.polyfit(x, y, 1)[0])
+        if slope > 0:
+            return (
+                f"the least-squares slope is {slope:.3g}: the judge's scores barely predict "
+                "the human ratings"
+            )
         return (
             f"the least-squares slope is {slope:.3g} (a map with a negative slope would "
             "reverse the order, so it is clipped to 0): the judge ranks these dialogs "
             "opposite to the human ratings, or not at all"
         )
     if method == "isotonic":
+        levels = _isotonic(x, y)[1]
+        if levels[-1] > levels[0]:
+            return (
+                f"the human ratings rise only {levels[-1] - levels[0]:.3g} over the judge's "
+                "whole range"
+            )
         return (
             "the human ratings never rise with the judge's scores (the isotonic fit pools "
             "them into one level): the judge ranks these dialogs opposite to the humans"
@@ -587,6 +654,72 @@ def resolve(path: str | Path | None) -> tuple[Calibration | None, dict[str, Any]
     if metadata is None:
         return (None, None) if path is None else load(path)
     return for_retry(path, metadata.get("calibration"))
+
+
+def content_key(provenance: Mapping[str, Any]) -> str:
+    """The first 16 hex digits of the map's content hash (the file's ``sha256``; for a
+    provenance recorded before the hash was, the hash of the recorded map): what binds a
+    run to its map (`tasks`: the task's version carries it, so an eval set resumed after
+    the file changed does not pair its old log with the new map)."""
+    digest = provenance.get("sha256")
+    if not isinstance(digest, str) or not digest:
+        text = json.dumps(_map_of(dict(provenance)), sort_keys=True)
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return digest[:16]
+
+
+def judge_name(models: Sequence[str]) -> str:
+    """The judge whose scores a run's map maps, as the scorer names it: one model's name,
+    or ``panel(a, b)`` for several (a model seated twice: ``a#2``)."""
+    if len(models) == 1:
+        return models[0]
+    seen: dict[str, int] = {}
+    names = []
+    for model in models:
+        seen[model] = seen.get(model, 0) + 1
+        names.append(model if seen[model] == 1 else f"{model}#{seen[model]}")
+    return "panel(" + ", ".join(names) + ")"
+
+
+def run_judge(model: str | None, role: str | None = None, self_grading: bool = True) -> str | None:
+    """The judge of a run where Inspect knows it before any call: judge mode (``role``
+    None) the model under evaluation ``model``; response mode the model(s) bound to
+    ``role``, else (``self_grading``) ``model``. None when not known (yet)."""
+    if role is not None:
+        from inspect_ai.model import model_roles
+
+        bound = model_roles().get(role)
+        members = bound if isinstance(bound, list) else ([] if bound is None else [bound])
+        if members:
+            return judge_name([str(m) for m in members])
+        if not self_grading:
+            return None  # no grader: the run stops on that (graded_generate)
+    return model
+
+
+def check_judge(
+    file: str, fitted: str | None, model: str | None, role: str | None, self_grading: bool
+) -> None:
+    """CalibrationError (one line naming ``file`` and both judges) when the map was fitted
+    on the scores of ``fitted`` and the run's judge (`run_judge`) is another."""
+    now = run_judge(model, role, self_grading)
+    if fitted is not None and now is not None and now != fitted:
+        raise CalibrationError(_other(f"calibration file {file}", "judge", fitted, now))
+
+
+@solver
+def calibration_judge(
+    file: str, judge: str, role: str | None = None, self_grading: bool = True
+) -> Solver:
+    """The setup step of a run with a calibration map fitted on ``judge``'s scores: a
+    sample stops before its first model call when the run's judge is another (`check_judge`:
+    judge mode the model under evaluation, response mode the ``role``'s models)."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        check_judge(file, judge, str(state.model), role, self_grading)
+        return state
+
+    return solve
 
 
 # --------------------------------------------------------------------------- cross-fitting

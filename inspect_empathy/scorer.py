@@ -43,7 +43,6 @@ from ._rubric import (
     check_rubric_for,
     render_dialog,
     render_prompt,
-    rubric_label,
     turns_from_messages,
 )
 from ._score_text import SCORES
@@ -167,7 +166,7 @@ def empathy_scorer(
     except ValueError as ex:
         raise OptionError(str(ex)) from None
     identity = used if rubric else None
-    calibrate = calibrator(calibration, rubric_label(used))
+    calibrate = calibrator(calibration, used)  # the rubric's name and content hash
 
     async def score(state: TaskState, target: Target) -> Score:
         return calibrate(await judge(state), str(state.model))
@@ -302,11 +301,14 @@ def resolve_calibration(path: str | None) -> tuple[Any, dict[str, Any] | None]:
     return resolve(path)
 
 
-def calibrator(path: str | None, rubric: str | None = None) -> Callable[[Score, str], Score]:
+def calibrator(
+    path: str | None, rubric: str | dict[str, str] | None = None
+) -> Callable[[Score, str], Score]:
     """A function that maps a Score onto the human scale with the calibration file at
     ``path`` (unscored Scores pass through), or leaves Scores as they are.
 
-    A file fitted under another rubric than ``rubric`` is refused here (`OptionError`); one
+    A file fitted under another rubric than ``rubric`` (the run's rubric identity: name and
+    content hash; `calibration.same_rubric`) is refused here (`OptionError`); one
     fitted on another judge's scores when it maps one (`CalibrationError`: the sample errors,
     naming both): the judge is the Score's ``grader``, a panel, or ``model`` (judge mode's
     judge, the model under evaluation)."""

@@ -126,7 +126,7 @@ def empathy(
     n = check_options(method, completions, samples, low_mass, min_parsed, prefix="-T ")
     check_precision(precision, prefix="-T ")
     identity = rubric_identity(rubric, cot)
-    provenance = calibration_provenance(calibration)
+    provenance = calibration_provenance(calibration, identity)
     if input not in ("conversation", "prompt", "dialog"):
         raise PrerequisiteError(
             f"input must be 'conversation', 'prompt' or 'dialog', not {input!r}"
@@ -161,10 +161,12 @@ def empathy(
             min_parsed=min_parsed,
             calibration=calibration,
             precision=precision,
+            rubric=rubric,  # the map's rubric is checked against the run's
         ),
         epochs=Epochs(1, empathy_mean()),
         headline_metric=HeadlineMetric(metric=HEADLINE_METRIC) if rated else None,
-        version=TASK_VERSION,
+        setup=calibration_setup(calibration, provenance),
+        version=task_version(provenance),
         viewer={"conversation": JUDGE_VIEW, "prompt": PROMPT_VIEW}.get(input),
         metadata={
             "mode": "judge",
@@ -190,14 +192,58 @@ def rubric_identity(rubric: str | None, cot: bool = False) -> dict[str, str]:
         raise OptionError(str(ex)) from None
 
 
-def calibration_provenance(path: str | None) -> dict[str, Any] | None:
+def calibration_provenance(
+    path: str | None, rubric: dict[str, str] | None = None
+) -> dict[str, Any] | None:
     """The calibration map's provenance for the log (file, sha256, method, n, fitted on),
-    or a one-line error naming the file; under ``eval-retry``, the original run's map
-    (`calibration.resolve`)."""
+    or a one-line error naming the file: a map fitted under another rubric than the run's
+    identity ``rubric`` (name and content hash) is refused here; under ``eval-retry``,
+    the original run's map (`calibration.resolve`)."""
     try:
-        return resolve_calibration(path)[1]
+        calibration, provenance = resolve_calibration(path)
+        if calibration is not None and rubric is not None:
+            calibration.check_identity(None, rubric, f"calibration file {path}")
     except ValueError as ex:
         raise OptionError(str(ex)) from None
+    return provenance
+
+
+def task_version(provenance: dict[str, Any] | None) -> str:
+    """`TASK_VERSION`, and with a calibration map its content (``+calibration.<hash>``).
+
+    Inspect pairs an eval set's tasks with their logs by an identity that holds the
+    task's version: a set resumed after the map's file changed finds no log of its
+    tasks and stops (its log folder holds a log of another task) rather than score the
+    resumed dialogs with the new map and the others with the old."""
+    if not provenance:
+        return TASK_VERSION
+    from .calibration import content_key
+
+    return f"{TASK_VERSION}+calibration.{content_key(provenance)}"
+
+
+def calibration_setup(
+    path: str | None,
+    provenance: dict[str, Any] | None,
+    role: str | None = None,
+    self_grading: bool = True,
+) -> Solver | None:
+    """With a map fitted on a recorded judge: the setup step that stops a sample before
+    its first model call when the run's judge is another (`calibration.calibration_judge`);
+    refused at once (one line) where Inspect already knows the judge as it builds the task
+    (``inspect eval``: judge mode the model, response mode the ``role``'s models)."""
+    judge = (provenance or {}).get("judge")
+    if path is None or not isinstance(judge, str):
+        return None
+    from .calibration import calibration_judge, check_judge
+
+    model = active_model()
+    if model is not None and loading_tasks():
+        try:
+            check_judge(path, judge, str(model), role, self_grading)
+        except ValueError as ex:
+            raise OptionError(str(ex)) from None
+    return calibration_judge(path, judge, role, self_grading)
 
 
 TASK_VERSION = "1.3.0"
@@ -276,7 +322,7 @@ def empathy_response(
     identity = rubric_identity(rubric, cot)
     n = check_options(grader_method, completions, samples, low_mass, min_parsed, prefix="-T ")
     check_precision(precision, prefix="-T ")
-    provenance = calibration_provenance(calibration)
+    provenance = calibration_provenance(calibration, identity)
     if not self_grading and grader_unbound_now(GRADER_ROLE):
         raise PrerequisiteError(missing_grader_message(GRADER_ROLE, SELF_GRADING_HINT))
     data = load_dialogs(
@@ -314,7 +360,8 @@ def empathy_response(
             rubric=rubric,
         ),
         epochs=Epochs(1, empathy_mean()),
-        version=TASK_VERSION,
+        setup=calibration_setup(calibration, provenance, GRADER_ROLE, self_grading),
+        version=task_version(provenance),
         metadata={
             "mode": "response",
             "rubric": identity,

@@ -7,7 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from inspect_empathy import calibration
 from inspect_empathy.calibration import Calibration, CalibrationError
@@ -46,9 +49,93 @@ def test_a_map_with_one_value_on_1_5_is_refused_on_load(
     assert "\n" not in message
 
 
-def test_a_map_that_keeps_some_order_loads(tmp_path: Path) -> None:
-    loaded = Calibration.from_json(write(tmp_path / "ok.json", "shift", {"offset": 3.9}))
-    assert loaded.apply(1.0) == pytest.approx(4.9) and loaded.apply(2.0) == 5.0
+def test_a_map_that_keeps_one_level_between_the_ends_loads(tmp_path: Path) -> None:
+    loaded = Calibration.from_json(write(tmp_path / "ok.json", "shift", {"offset": 3.0}))
+    assert loaded.apply(1.0) == pytest.approx(4.0) and loaded.apply(2.0) == 5.0
+
+
+@pytest.mark.parametrize(
+    ("method", "parameters"),
+    [
+        ("shift", {"offset": 3.9999999}),  # every score 5.0 to 7 digits
+        ("shift", {"offset": 3.9}),
+        ("shift", {"offset": -3.5}),
+        ("linear", {"slope": 1e-8, "intercept": 3.0}),
+        ("linear", {"slope": 0.2, "intercept": 2.0}),
+        ("isotonic", {"x": [1.0, 5.0], "y": [3.0, 3.000001]}),
+        ("isotonic", {"x": [1.0, 2.0, 5.0], "y": [2.5, 3.0, 3.4]}),
+    ],
+)
+def test_a_near_constant_map_is_refused_naming_the_file(
+    tmp_path: Path, method: str, parameters: dict[str, Any]
+) -> None:
+    """A map must keep the judge's scores distinguishable on 1-5: f(5) - f(1) >= 1 (one
+    level of the scale). These squeeze the judge's whole range into less."""
+    path = write(tmp_path / "near.json", method, parameters)
+    with pytest.raises(CalibrationError) as info:
+        Calibration.from_json(path)
+    message = str(info.value)
+    assert message.startswith(f"calibration file {path}: refused: the {method} map")
+    assert "at least 1 level of the scale apart" in message and "\n" not in message
+    with pytest.raises(CalibrationError, match="refused"):
+        Calibration(method, parameters, n=5).to_json(tmp_path / "out.json")
+    assert not (tmp_path / "out.json").exists()
+
+
+_finite = st.floats(-6, 6, allow_nan=False)
+
+
+@st.composite
+def maps(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
+    method = draw(st.sampled_from(calibration.METHODS))
+    if method == "shift":
+        return method, {"offset": draw(_finite)}
+    if method == "linear":
+        return method, {"slope": draw(st.floats(0, 3)), "intercept": draw(_finite)}
+    xs = sorted(draw(st.sets(st.floats(0, 6, allow_nan=False), min_size=1, max_size=5)))
+    ys = sorted(draw(st.lists(st.floats(0, 6), min_size=len(xs), max_size=len(xs))))
+    return method, {"x": xs, "y": ys}
+
+
+@settings(max_examples=300, deadline=None)
+@given(maps())
+def test_a_map_loads_exactly_when_it_keeps_the_ends_a_level_apart(
+    drawn: tuple[str, dict[str, Any]],
+) -> None:
+    """The rule, over generated maps: a map is accepted exactly when the calibrated
+    scores of the judge's 1 and 5 lie at least one point apart; an accepted map keeps
+    every pair of judge scores in order."""
+    method, parameters = drawn
+    record = {**BASE, "method": method, "parameters": parameters}
+    low, high = (float(v) for v in np.clip(_ends(method, parameters), 1.0, 5.0))
+    try:
+        loaded = Calibration.from_dict(record, "m.json")
+    except CalibrationError as error:
+        assert high - low < 1.0 - 1e-12, str(error)
+        assert str(error).startswith("m.json: refused: ")
+        return
+    assert high - low >= 1.0 - 1e-12
+    assert loaded.apply(5.0) - loaded.apply(1.0) >= 1.0 - 1e-12
+    grid = np.linspace(1, 5, 41)
+    assert np.all(np.diff(loaded.apply_many(grid)) >= 0)
+
+
+def _ends(method: str, parameters: dict[str, Any]) -> np.ndarray:
+    """f(1), f(5) before clipping, computed here by hand (not by the module)."""
+    ends = np.asarray([1.0, 5.0])
+    if method == "shift":
+        return ends + parameters["offset"]
+    if method == "linear":
+        return parameters["intercept"] + parameters["slope"] * ends
+    return np.interp(ends, parameters["x"], parameters["y"])
+
+
+def test_fit_refuses_a_judge_that_barely_predicts_the_humans() -> None:
+    judge, human = [1.0, 2.0, 3.0, 4.0, 5.0], [3.0, 3.0, 3.5, 3.0, 3.5]
+    with pytest.raises(CalibrationError, match="slope is 0.1: the judge's scores barely"):
+        calibration.fit_calibration(judge, human, "linear")
+    with pytest.raises(CalibrationError, match="human ratings rise only 0.5 over the judge"):
+        calibration.fit_calibration(judge, human, "isotonic")
 
 
 @pytest.mark.parametrize(
@@ -189,9 +276,9 @@ def test_eval_retry_hands_the_task_the_original_log(
     seen: list[Any] = []
     provenance = tasks.calibration_provenance
 
-    def spy(file: str | None) -> Any:
+    def spy(file: str | None, rubric: Any = None) -> Any:
         seen.append(calibration.resolve(file))
-        return provenance(file)
+        return provenance(file, rubric)
 
     def fail(*args: Any) -> Any:
         raise RuntimeError("judge unreachable")
