@@ -435,7 +435,9 @@ def _usage_row(
             usage = (summary.model_usage or {}).get(model)
             per_model[seat] = usage_tally(usage if own or model != reply_model else None)
     if any(t is None for t in per_model.values()):
-        unknown = dict.fromkeys((*COST_COLUMNS, *CACHE_COLUMNS, "tokens"), math.nan)
+        unknown = dict.fromkeys(
+            (*COST_COLUMNS, *CACHE_COLUMNS, "tokens", "recorded_cost"), math.nan
+        )
         return {**unknown, "members_usage": None}
     total = Tally()
     for tally in per_model.values():
@@ -448,6 +450,8 @@ def _usage_row(
         "cache_read_tokens": float(total.cache_read),
         "cache_write_tokens": float(total.cache_write),
         "tokens": float(total.input + total.output),
+        # what Inspect recorded the calls cost (--model-cost-config), where it priced all
+        "recorded_cost": math.nan if total.recorded_cost is None else total.recorded_cost,
         "members_usage": (
             {m: _spent(t) for m, t in per_model.items() if t}
             if row.members
@@ -867,6 +871,7 @@ def per_dialog(rows: pd.DataFrame) -> pd.DataFrame:
         reasoning_tokens=("reasoning_tokens", "sum"),
         cache_read_tokens=("cache_read_tokens", "sum"),
         cache_write_tokens=("cache_write_tokens", "sum"),
+        recorded_cost=("recorded_cost", lambda c: c.sum() if c.notna().all() else math.nan),
         members_usage=("members_usage", _members_sum),
         epochs=("epoch", "size"),
         epoch_scores=("score", list),  # every epoch's score (consistency.py reads them)
