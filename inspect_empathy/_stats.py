@@ -11,6 +11,7 @@ against scipy.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -233,6 +234,102 @@ def krippendorff_alpha(ratings: Sequence[Sequence[float | None]] | np.ndarray) -
             )
         )
     return alpha if math.isfinite(alpha) else None
+
+
+def somers_d_all(
+    judge: Sequence[float] | np.ndarray, human: Sequence[float] | np.ndarray, unscored: int
+) -> float:
+    """Somers' D of judge scores on human ratings over every rated dialog of a run,
+    ``unscored`` of which the judge left unscored.
+
+    Over the scored dialogs: (pairs the judge orders as people did - pairs it orders the
+    other way) / pairs people rated differently, the usual Somers' D. Every pair with an
+    unscored dialog counts as ordered the other way, in the numerator and the
+    denominator alike, so leaving a dialog unscored can never raise the figure: whatever
+    the judge would have said, it scores at least as well (see tests/test_log_list.py).
+    NaN when no pair is left to count.
+    """
+    import numpy as np
+
+    m = len(judge)
+    total = m + unscored
+    with_unscored = total * (total - 1) // 2 - m * (m - 1) // 2
+    untied, net = 0, 0.0
+    if m >= 2:
+        x, y = np.asarray(judge, dtype=float), np.asarray(human, dtype=float)
+        pairs = m * (m - 1) // 2
+        tied_x = sum(c * (c - 1) // 2 for c in Counter(x.tolist()).values())
+        tied_y = sum(c * (c - 1) // 2 for c in Counter(y.tolist()).values())
+        untied = pairs - tied_y
+        if untied and pairs - tied_x:
+            tau = kendall_tau_b(x, y)  # (C - D) / sqrt((pairs - tied_x) (pairs - tied_y))
+            if math.isfinite(tau):
+                net = tau * math.sqrt((pairs - tied_x) * untied)
+    denominator = untied + with_unscored
+    if denominator == 0:
+        return float("nan")
+    return (net - with_unscored) / denominator
+
+
+def somers_d_all_ci(
+    scores: Sequence[float] | np.ndarray,
+    human: Sequence[float] | np.ndarray,
+    resamples: int,
+    seed: int,
+    confidence: float = 0.95,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of `somers_d_all` over rated dialogs: ``scores`` the
+    judge's (NaN where it left the dialog unscored), ``human`` the ratings. Each resample
+    draws dialogs, scored and unscored alike, with replacement. (NaN, NaN) with
+    ``resamples=0``, fewer than three dialogs or no finite resample.
+
+    A resample is each dialog's draw count; the pairs it orders as people did or the other
+    way follow from cumulative counts over the judge's distinct scores, one human level at
+    a time (linear in the dialogs per resample, so 10,000 dialogs take seconds)."""
+    import numpy as np
+
+    x, y = np.asarray(scores, dtype=float), np.asarray(human, dtype=float)
+    n = len(x)
+    if resamples <= 0 or n < 3:
+        return math.nan, math.nan
+    rng = np.random.default_rng(seed)
+    scored = np.isfinite(x)
+    score_group = np.unique(x[scored], return_inverse=True)[1].reshape(-1)
+    level = np.unique(y[scored], return_inverse=True)[1].reshape(-1)
+    groups, levels = int(score_group.max(initial=-1)) + 1, int(level.max(initial=-1)) + 1
+    batch = max(1, min(resamples, 2_000_000 // max(n * max(levels, 1), 1)))
+    draws: list[np.ndarray] = []
+    for start in range(0, resamples, batch):
+        rows = min(batch, resamples - start)
+        drawn = rng.integers(0, n, size=(rows, n))
+        offsets = (np.arange(rows) * n)[:, None]
+        counts = np.bincount((drawn + offsets).ravel(), minlength=rows * n).reshape(rows, n)
+        weight = counts[:, scored].astype(float)  # draws of each scored dialog
+        m = weight.sum(axis=1)
+        net = np.zeros(rows)
+        below = np.zeros((rows, groups))  # weight of the lower human levels, per score
+        squares = np.zeros(rows)
+        for k in range(levels):
+            at = np.zeros((rows, groups))
+            np.add.at(at.T, score_group[level == k], weight[:, level == k].T)
+            if k:
+                less = np.cumsum(below, axis=1) - below  # lower level, lower score
+                more = below.sum(axis=1, keepdims=True) - less - below  # lower level, higher
+                net += (at * (less - more)).sum(axis=1)
+            below += at
+            squares += at.sum(axis=1) ** 2
+        untied = (m * m - squares) / 2
+        with_unscored = n * (n - 1) / 2 - m * (m - 1) / 2
+        denominator = untied + with_unscored
+        with np.errstate(invalid="ignore", divide="ignore"):
+            draws.append(np.where(denominator > 0, (net - with_unscored) / denominator, np.nan))
+    values = np.concatenate(draws)
+    values = values[np.isfinite(values)]
+    if not len(values):
+        return math.nan, math.nan
+    tail = (1 - confidence) / 2 * 100
+    low, high = np.percentile(values, [tail, 100 - tail])
+    return float(low), float(high)
 
 
 BCA_MAX_N = 1000

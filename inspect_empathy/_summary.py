@@ -12,11 +12,14 @@ import logging
 import math
 import re
 from collections import Counter
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 
-from inspect_ai.hooks import Hooks, SampleEnd, TaskEnd, hooks
+from inspect_ai.hooks import Hooks, SampleEnd, TaskEnd, TaskStart, hooks
 from inspect_ai.log import EvalLog, EvalSample
 
 from ._usage import Key, Tally, is_empathy_scorer_name, model_calls, own_output, scorer_spent
+from .dialogs import HUMAN_KEY
 
 logger = logging.getLogger("inspect_empathy")
 
@@ -149,6 +152,27 @@ def judged_by(log: EvalLog) -> str:
     return f" (judge: {log.eval.model})" if log.eval.model else ""
 
 
+@dataclass
+class SamplesDone:
+    """The samples of a running task that have ended (scored, unscored or errored), and
+    of them those with a human rating: what the live headline is computed over."""
+
+    all: set[str | int] = field(default_factory=set)
+    rated: set[str | int] = field(default_factory=set)
+
+
+_live_run: ContextVar[str | None] = ContextVar("inspect_empathy_live_run", default=None)
+_done: dict[str, SamplesDone] = {}
+
+
+def samples_done() -> SamplesDone | None:
+    """The samples ended so far of the task whose metrics are being computed, while it runs
+    (Inspect computes its metrics inside the task, where `ScoringSummary.on_task_start`
+    marked it); None elsewhere (a finished log, ``inspect score``, ``compare``)."""
+    run = _live_run.get()
+    return _done.get(run) if run is not None else None
+
+
 _registered = False
 
 
@@ -173,13 +197,23 @@ class ScoringSummary(Hooks):
         self._reasons: dict[str, Counter[tuple[str, str]]] = {}
         self._calls: dict[str, dict[Key, Tally]] = {}
 
+    async def on_task_start(self, data: TaskStart) -> None:
+        _done[data.eval_id] = SamplesDone()
+        _live_run.set(data.eval_id)
+
     async def on_sample_end(self, data: SampleEnd) -> None:
+        done = _done.get(data.eval_id)
+        if done is not None:
+            done.all.add(data.sample.id)
+            if (data.sample.metadata or {}).get(HUMAN_KEY) is not None:
+                done.rated.add(data.sample.id)
         found = unscored_reasons(data.sample)
         if found:
             self._reasons.setdefault(data.eval_id, Counter()).update(found)
         add_calls(self._calls.setdefault(data.eval_id, {}), data.sample)
 
     async def on_task_end(self, data: TaskEnd) -> None:
+        _done.pop(data.eval_id, None)
         reasons = self._reasons.pop(data.eval_id, None)
         for line in summary_lines(data.log, reasons if reasons is not None else Counter()):
             logger.warning(line)

@@ -38,7 +38,10 @@ SCORER_SPAN = "scorer"
 @dataclass
 class Tally:
     """Calls and tokens (input, of which read from and written to the provider's prompt
-    cache; output, of which reasoning) of one model."""
+    cache; output, of which reasoning) of one model, and what Inspect recorded they cost:
+    ``cost``, summed over the ``priced`` usages that carried a ``total_cost`` (a run with
+    ``--model-cost-config``, or a model whose price Inspect knows), beside the ``unpriced``
+    ones that did not."""
 
     calls: int = 0
     input: int = 0
@@ -46,6 +49,14 @@ class Tally:
     reasoning: int = 0
     cache_read: int = 0
     cache_write: int = 0
+    cost: float = 0.0
+    priced: int = 0
+    unpriced: int = 0
+
+    @property
+    def recorded_cost(self) -> float | None:
+        """What Inspect recorded these calls cost, where it priced every one of them."""
+        return self.cost if self.priced and not self.unpriced else None
 
     def add(self, other: Tally) -> Tally:
         self.calls += other.calls
@@ -54,6 +65,9 @@ class Tally:
         self.reasoning += other.reasoning
         self.cache_read += other.cache_read
         self.cache_write += other.cache_write
+        self.cost += other.cost
+        self.priced += other.priced
+        self.unpriced += other.unpriced
         return self
 
 
@@ -70,9 +84,11 @@ def _int(value: Any) -> int:
 def usage_tally(usage: Any, calls: int = 0) -> Tally:
     """A ``ModelUsage`` (object or its JSON) as a tally of ``calls`` calls."""
     if usage is None:
-        return Tally(calls=calls)
+        return Tally(calls=calls, unpriced=1 if calls else 0)
     read = _int(_get(usage, "input_tokens_cache_read"))
     write = _int(_get(usage, "input_tokens_cache_write"))
+    cost = _get(usage, "total_cost")
+    priced = isinstance(cost, int | float) and not isinstance(cost, bool) and cost >= 0
     return Tally(
         calls=calls,
         input=_int(_get(usage, "input_tokens")) + read + write,
@@ -80,6 +96,9 @@ def usage_tally(usage: Any, calls: int = 0) -> Tally:
         reasoning=_int(_get(usage, "reasoning_tokens")),
         cache_read=read,
         cache_write=write,
+        cost=float(cost) if priced else 0.0,
+        priced=int(priced),
+        unpriced=int(not priced),
     )
 
 

@@ -12,7 +12,8 @@ from typing import Any
 from inspect_ai.scorer import Metric, SampleScore, Score, Value, metric
 
 from ._samples import RUN_RATED_KEY, RUN_SAMPLES_KEY
-from ._stats import agreement, krippendorff_alpha, round_score, shares_by_level
+from ._stats import agreement, krippendorff_alpha, round_score, shares_by_level, somers_d_all
+from ._summary import samples_done
 from .dialogs import HUMAN_KEY, scored_rater_ratings
 
 logger = logging.getLogger(__name__)
@@ -102,41 +103,6 @@ def _run_count(scores: list[SampleScore], key: str) -> int | None:
     return None
 
 
-def somers_d_all(judge: list[float], human: list[float], unscored: int) -> float:
-    """Somers' D of judge scores on human ratings over every rated dialog of a run,
-    ``unscored`` of which the judge left unscored.
-
-    Over the scored dialogs: (pairs the judge orders as people did - pairs it orders the
-    other way) / pairs people rated differently, the usual Somers' D. Every pair with an
-    unscored dialog counts as ordered the other way, in the numerator and the
-    denominator alike, so leaving a dialog unscored can never raise the figure: whatever
-    the judge would have said, it scores at least as well (see tests/test_metrics.py).
-    NaN when no pair is left to count.
-    """
-    import numpy as np
-
-    from ._stats import kendall_tau_b
-
-    m = len(judge)
-    total = m + unscored
-    with_unscored = total * (total - 1) // 2 - m * (m - 1) // 2
-    untied, net = 0, 0.0
-    if m >= 2:
-        x, y = np.asarray(judge, dtype=float), np.asarray(human, dtype=float)
-        pairs = m * (m - 1) // 2
-        tied_x = sum(c * (c - 1) // 2 for c in Counter(x.tolist()).values())
-        tied_y = sum(c * (c - 1) // 2 for c in Counter(y.tolist()).values())
-        untied = pairs - tied_y
-        if untied and pairs - tied_x:
-            tau = kendall_tau_b(x, y)  # (C - D) / sqrt((pairs - tied_x) (pairs - tied_y))
-            if math.isfinite(tau):
-                net = tau * math.sqrt((pairs - tied_x) * untied)
-    denominator = untied + with_unscored
-    if denominator == 0:
-        return float("nan")
-    return (net - with_unscored) / denominator
-
-
 @metric
 def coverage_agreement() -> Metric:
     """Judge mode's headline and the share of the run scored.
@@ -148,7 +114,9 @@ def coverage_agreement() -> Metric:
     scores (`own_score`): a calibration map does not move it. ``coverage``: scored
     samples / samples in the run. Both need the run's counts in the sample metadata
     (``run_samples``, ``run_rated``: datasets from `load_dialogs` carry them); without
-    them only ``somers_d_all`` over the scored dialogs is reported.
+    them only ``somers_d_all`` over the scored dialogs is reported. While the run is in
+    progress (Inspect's live figures) both are over the samples done so far
+    (`_summary.samples_done`), not counting those yet to run as skipped.
     """
 
     def compute(scores: list[SampleScore]) -> Value:
@@ -157,10 +125,18 @@ def coverage_agreement() -> Metric:
             return {"somers_d_all": float("nan")}
         result: dict[str, float] = {}
         run_samples = _run_count(scores, RUN_SAMPLES_KEY)
+        run_rated = _run_count(scores, RUN_RATED_KEY)
+        rated = [s for s in scores if human_rating(s) is not None]
+        done = samples_done()
+        if done is not None:
+            # a run in progress: over the samples done so far, not those yet to run
+            ended = done.all | {s.sample_id for s in scores}
+            run_samples = min(run_samples, len(ended)) if run_samples else run_samples
+            ended_rated = done.rated | {s.sample_id for s in rated}
+            run_rated = min(run_rated, len(ended_rated)) if run_rated else run_rated
         if run_samples:
             result["coverage"] = min(1.0, len(scores) / run_samples)
-        pairs = [(own_score(s), h) for s in scores if (h := human_rating(s)) is not None]
-        run_rated = _run_count(scores, RUN_RATED_KEY)
+        pairs = [(own_score(s), h) for s in rated if (h := human_rating(s)) is not None]
         if pairs or run_rated:
             judge, human = (list(v) for v in zip(*pairs, strict=True)) if pairs else ([], [])
             unscored = max(0, (run_rated or 0) - len(pairs))

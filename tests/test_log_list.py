@@ -105,6 +105,34 @@ def test_a_judge_that_skips_hard_dialogs_ranks_below_the_judge_that_scored_them(
     assert coverage == pytest.approx(8 / 10)
 
 
+def test_one_headline_in_the_log_list_and_in_compare(tmp_path: Path) -> None:
+    """The figure the viewer's log list shows for a judge is the one compare ranks by and
+    shows first (judges.csv, the terminal, the report), with its interval."""
+    from inspect_empathy.compare import compare_logs, write_report
+
+    full, twin = run(tmp_path, skip_hard=False), run(tmp_path, skip_hard=True)
+    comparison = compare_logs([full.location, twin.location], resamples=200)
+    table = comparison.judges
+    assert list(table.columns[:3]) == ["rank", "judge", "somers_d_all"]
+    for log in (full, twin):
+        shown = headline_metric(log)
+        assert shown is not None
+        [row] = [
+            r for _, r in table.iterrows() if r["scored"] == log.results.scores[0].scored_samples
+        ]  # type: ignore[union-attr]
+        assert row["somers_d_all"] == pytest.approx(shown.metric.value, abs=1e-12)
+        assert row["somers_d_low"] <= row["somers_d_all"] <= row["somers_d_high"]
+    assert list(table["scored"]) == [N, N - len(HARD)]  # ranked by the headline
+    out = write_report(comparison, tmp_path / "report", plots=False)
+    csv = out["judges.csv"].read_text().splitlines()[0]
+    assert csv.startswith("rank,judge,somers_d_all,somers_d_low,somers_d_high,")
+    markdown = out["report.md"].read_text()
+    header = next(line for line in markdown.splitlines() if line.startswith("| rank"))
+    assert [c.strip() for c in header.split("|")[1:4]] == [
+        "rank", "judge", r"somers\_d\_all \[95% CI\]",
+    ]  # fmt: skip
+
+
 def test_somers_d_all_never_rises_by_leaving_dialogs_unscored() -> None:
     rng = random.Random(7)
     for _ in range(300):
@@ -148,7 +176,7 @@ def test_the_end_of_run_line_says_its_reasons_are_counted_per_epoch(tmp_path: Pa
     assert f"; {len(HARD)} unscored: {reasons}" in line
 
 
-OTHER_TASK = '''
+OTHER_TASK = """
 from inspect_ai import Task, task
 from inspect_ai.dataset import Sample
 from inspect_ai.scorer import match
@@ -166,7 +194,7 @@ def answer():
 @task
 def other():
     return Task(dataset=[Sample(input="say yes", target="yes")], solver=answer(), scorer=match())
-'''
+"""
 
 
 def test_another_task_runs_without_a_word_or_a_hook_from_the_plugin(tmp_path: Path) -> None:

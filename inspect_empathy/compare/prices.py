@@ -1,19 +1,24 @@
 """Token prices (``compare --prices FILE``) and what each judge's scored dialog cost.
 
-No price is built in: they change. The file, YAML or JSON, maps each judge model to its
-price per million tokens::
+A run made with Inspect's ``--model-cost-config FILE`` (or on a model whose price Inspect
+knows) records what each call cost (``total_cost`` in each call's usage); ``compare``
+reads that (`_usage.Tally.cost`) and needs no price file. ``--prices FILE`` prices logs
+that recorded no cost, or prices them again: the file is Inspect's own
+``--model-cost-config`` format, YAML or JSON, each model's price per million tokens::
 
-    openai/gpt-4o: {input: 2.50, output: 10.00, cache_read: 1.25}
+    openai/gpt-4o: {input: 2.50, output: 10.00, input_cache_read: 1.25, input_cache_write: 2.50}
+    anthropic/claude-sonnet-4-6:
+      {input: 3, output: 15, input_cache_read: 0.30, input_cache_write: 3.75}
     openai/gpt-5: {input: 1.25, output: 10.00, reasoning: 10.00}
-    anthropic/claude-sonnet-4-6: {input: 3, output: 15, cache_read: 0.30, cache_write: 3.75}
 
-``reasoning`` is optional: providers count reasoning tokens among the output tokens, so
-they are charged at the output price unless the file gives them one of their own (never
-twice). ``cache_read`` and ``cache_write`` are optional too: the input tokens the provider
-read from or wrote to its prompt cache (Inspect's ``input_tokens_cache_read`` /
-``_write``) are charged at the input price unless the file gives them their own.
-Every compared judge that made calls needs a price; the offline baselines cost nothing,
-published judges have no usage. Every problem is one line naming the file.
+so one file serves both. ``input_cache_read`` and ``input_cache_write`` (which Inspect
+requires) may be left out here: cached input is then charged at the input price. The one
+key Inspect's format lacks is ``reasoning``: providers count reasoning tokens among the
+output tokens, so they are charged at the output price unless the file gives them one of
+their own (never twice); Inspect ignores the key. A model named twice is refused (YAML and
+JSON would keep the last silently). Every compared judge that made calls needs a price;
+the offline baselines cost nothing, published judges have no usage. Every problem is one
+line naming the file.
 """
 
 from __future__ import annotations
@@ -25,13 +30,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._file_kind import file_problem
 from .._usage import member_model
 from .comparison import CompareError, LogSource, is_baseline
 
 if TYPE_CHECKING:
     import pandas as pd
 
-KEYS = ("input", "output", "reasoning", "cache_read", "cache_write")
+KEYS = ("input", "output", "input_cache_read", "input_cache_write", "reasoning")
+RENAMED = {"cache_read": "input_cache_read", "cache_write": "input_cache_write"}
+"""Keys of the plugin's own format before it took Inspect's, and their names now."""
 REQUIRED = ("input", "output")
 PER = 1_000_000
 
@@ -42,9 +50,9 @@ class Price:
 
     input: float
     output: float
+    input_cache_read: float | None = None
+    input_cache_write: float | None = None
     reasoning: float | None = None
-    cache_read: float | None = None
-    cache_write: float | None = None
 
     def cost(
         self, input: float, output: float, reasoning: float, read: float = 0, write: float = 0
@@ -53,7 +61,8 @@ class Price:
         output includes ``reasoning``, each charged once."""
         thinking = self.output if self.reasoning is None else self.reasoning
         answer = (output - reasoning) * self.output
-        cached = read * _or(self.cache_read, self.input) + write * _or(self.cache_write, self.input)
+        cached = read * _or(self.input_cache_read, self.input)
+        cached += write * _or(self.input_cache_write, self.input)
         fresh = (input - read - write) * self.input
         return (fresh + cached + answer + reasoning * thinking) / PER
 
@@ -73,17 +82,19 @@ class Prices:
 def load_prices(path: LogSource) -> Prices:
     """Read and check a price file (CompareError, one line naming the file)."""
     shown = str(path)
+    if file_problem(path)[1]:  # a FIFO would hang, a device never end: refused unread
+        raise CompareError(f"{shown}: cannot read the price file ({file_problem(path)[1]})")
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as ex:
         raise CompareError(f"{shown}: cannot read the price file ({_first_line(ex)})") from None
     try:
         if shown.lower().endswith(".json"):
-            data = json.loads(text)
+            data = json.loads(text, object_pairs_hook=_no_twice(shown))
         else:
-            import yaml
-
-            data = yaml.safe_load(text)
+            data = _yaml_no_twice(shown, text)
+    except CompareError:
+        raise
     except Exception as ex:  # noqa: BLE001 - any parse error is one line
         kind = "JSON" if shown.lower().endswith(".json") else "YAML"
         raise CompareError(f"{shown}: not valid {kind} ({_first_line(ex)})") from None
@@ -95,11 +106,57 @@ def load_prices(path: LogSource) -> Prices:
     return Prices(shown, {str(model): _price(shown, str(model), v) for model, v in data.items()})
 
 
+def _twice(file: str, key: str, first: str, second: str) -> CompareError:
+    return CompareError(f"{file}: {key!r} is priced twice ({first} and {second}): keep one of them")
+
+
+def _no_twice(file: str) -> Any:
+    """A ``json.loads`` hook refusing a key given twice in one object."""
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        for key, value in items:
+            if key in seen:
+                raise _twice(file, key, f"first {json.dumps(seen[key])}",
+                             f"then {json.dumps(value)}")  # fmt: skip
+            seen[key] = value
+        return seen
+
+    return pairs
+
+
+def _yaml_no_twice(file: str, text: str) -> Any:
+    """``yaml.safe_load`` refusing a mapping key given twice (naming both lines)."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    def mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+        lines: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = loader.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            if key in lines:
+                raise _twice(file, str(key), f"line {lines[key]}", f"line {line}")
+            lines[key] = line
+        return loader.construct_mapping(node, deep=True)
+
+    Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    return yaml.load(text, Loader=Loader)  # noqa: S506 - a SafeLoader subclass
+
+
 def _price(file: str, model: str, value: Any) -> Price:
     if not isinstance(value, Mapping):
         raise CompareError(
             f"{file}: {model}: a price is a mapping of {', '.join(KEYS)} (per million tokens), "
             f"not {value!r}"
+        )
+    renamed = [str(k) for k in value if k in RENAMED]
+    if renamed:
+        raise CompareError(
+            f"{file}: {model}: {', '.join(f'{k!r} is {RENAMED[k]!r}' for k in renamed)} in "
+            "Inspect's --model-cost-config format, which price files use"
         )
     unknown = [str(k) for k in value if k not in KEYS]
     if unknown:

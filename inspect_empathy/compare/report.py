@@ -31,7 +31,7 @@ from .formats import (  # noqa: F401  (re-exported: report.number, ... stay impo
     significant,
     with_ci,
 )
-from .tables import samples_wide
+from .tables import RECORDED, samples_wide
 
 FLOOR = "floor"
 
@@ -52,10 +52,22 @@ def judge_label(row: pd.Series) -> str:
     return str(row["judge"]) + (f" [{'; '.join(marks)}]" if marks else "")
 
 
+HEADLINE_HEADER = "somers_d_all [95% CI]"
+"""The headline's column: the figure the viewer's log list shows for each log."""
+
+
+def headline_cell(row: pd.Series) -> str:
+    """A judge's headline, ``somers_d_all``, with its interval."""
+    return with_ci(row.get("somers_d_all"), row.get("somers_d_low"), row.get("somers_d_high"))
+
+
 def judges_display(comparison: JudgeComparison) -> Table:
     """The per-judge table as display strings (agreement columns only with human ratings)."""
     human = comparison.has_human
-    headers = ["rank", "judge", "method", "scored", "unscored", "errored", "coverage"]
+    headers = ["rank", "judge"]
+    if human:
+        headers.append(HEADLINE_HEADER)
+    headers += ["method", "scored", "unscored", "errored", "coverage"]
     if human:
         headers += [f"Spearman [95% CI] (common n={comparison.common})", "Kendall"]
         headers += ["MAE [95% CI]", "QWK [95% CI]", "within-one", "Spearman own (n)"]
@@ -63,7 +75,10 @@ def judges_display(comparison: JudgeComparison) -> Table:
     rows = []
     for _, r in comparison.judges.iterrows():
         rank = DASH if pd.isna(r["rank"]) else str(r["rank"])
-        row = [rank, judge_label(r), str(r["method"] or DASH)]
+        row = [rank, judge_label(r)]
+        if human:
+            row.append(headline_cell(r))
+        row.append(str(r["method"] or DASH))
         row += [str(r["scored"]), str(r["unscored"]), str(r["errored"]), percent(r["coverage"])]
         if human:
             row.append(with_ci(r["spearman"], r["spearman_low"], r["spearman_high"]))
@@ -83,14 +98,14 @@ def cost_display(comparison: JudgeComparison) -> Table:
     that the judges table keeps to the report's width."""
     headers = ["rank", "judge"]
     if comparison.has_human:
-        headers.append(f"Spearman [95% CI] (common n={comparison.common})")
+        headers.append(HEADLINE_HEADER)
     headers += ["calls/ dialog", "input tok/ dialog", "output tok/ dialog", "reasoning tok/ dialog"]
     headers += ["cost/ dialog"] if comparison.prices else []
     rows = []
     for _, r in comparison.judges.iterrows():
         row = [DASH if pd.isna(r["rank"]) else str(r["rank"]), judge_label(r)]
         if comparison.has_human:
-            row.append(with_ci(r["spearman"], r["spearman_low"], r["spearman_high"]))
+            row.append(headline_cell(r))
         row += [number(r.get("calls_per_dialog"), 1), number(r.get("input_tokens_per_dialog"), 0)]
         row += [number(r.get("output_tokens_per_dialog"), 1)]
         row += [number(r.get("reasoning_tokens_per_dialog"), 0)]
@@ -115,7 +130,7 @@ def cost_lines(comparison: JudgeComparison) -> list[str]:
         if comparison.prices:
             text += f", cost {significant(r.get('cost_per_dialog'))}"
         if comparison.has_human:
-            text += f" (Spearman {number(r['spearman'])})"
+            text += f" (Somers' D all {number(r['somers_d_all'])})"
         parts.append(text)
     if not parts:
         return []
@@ -332,13 +347,15 @@ def headline(comparison: JudgeComparison) -> list[str]:
     floors = judges[judges["baseline"]]
     if comparison.has_human:
         lines.append(
-            f"Ranked on the {comparison.common} dialog(s) every judge scored and humans rated "
-            "(coverage beside each judge)."
+            f"Ranked by Somers' D all (the viewer's headline) over the {rated} rated "
+            "dialog(s), a dialog a judge did not score counting against it; Spearman, QWK "
+            f"and MAE beside it are on the {comparison.common} dialog(s) every judge scored."
         )
         top = contenders.iloc[0] if len(contenders) else None
-        if top is not None and number(top["spearman"]) != DASH:
+        if top is not None and number(top["somers_d_all"]) != DASH:
             lines.append(
-                f"Best agreement with humans: {top['judge']} (Spearman "
+                f"Best agreement with humans: {top['judge']} (Somers' D all "
+                f"{headline_cell(top)}; Spearman "
                 f"{with_ci(top['spearman'], top['spearman_low'], top['spearman_high'])}, "
                 f"QWK {number(top['qwk'])}, coverage {percent(top['coverage'])})."
             )
@@ -360,8 +377,9 @@ def headline(comparison: JudgeComparison) -> list[str]:
             )
         for _, floor in floors.iterrows():
             lines.append(
-                f"Floor: {floor['judge']} is an offline baseline (Spearman "
-                f"{number(floor['spearman'])}); a model judge should beat it."
+                f"Floor: {floor['judge']} is an offline baseline (Somers' D all "
+                f"{number(floor['somers_d_all'])}, Spearman {number(floor['spearman'])}); a "
+                "model judge should beat it."
             )
     else:
         from .replying import reply_findings
@@ -384,29 +402,92 @@ def headline(comparison: JudgeComparison) -> list[str]:
     return lines
 
 
+TERMINAL_WIDTH = 100
+"""What ``compare`` prints fits this many columns; the wide tables are in the report."""
+
+
+def _fitted(table: Table, shrink: int, width: int = TERMINAL_WIDTH) -> str:
+    """``plain_table`` of ``table`` within ``width`` columns, column ``shrink`` (a judge's
+    name) cut short with an ellipsis where the table would be wider."""
+    headers, rows = table
+    text = plain_table(headers, rows)
+    over = max(len(line) for line in text.splitlines()) - width
+    if over <= 0:
+        return text
+    longest = max(len(str(c)) for c in [headers[shrink], *(r[shrink] for r in rows)])
+    keep = max(8, longest - over)
+
+    def cut(cell: str) -> str:
+        return cell if len(cell) <= keep else cell[: keep - 1] + "…"
+
+    return plain_table(headers, [[*r[:shrink], cut(r[shrink]), *r[shrink + 1 :]] for r in rows])
+
+
+def terminal_judges(comparison: JudgeComparison) -> Table:
+    """The judges as a terminal shows them: the headline first, then Spearman on the
+    common set, coverage and what a scored dialog cost (or its tokens)."""
+    human = comparison.has_human
+    headers = ["#", "judge"]
+    if human:
+        headers += [HEADLINE_HEADER, "Spearman"]
+    headers += ["coverage", "cost/dialog" if comparison.prices else "tok/dialog"]
+    rows = []
+    for _, r in comparison.judges.iterrows():
+        row = [DASH if pd.isna(r["rank"]) else str(r["rank"]), judge_label(r)]
+        if human:
+            row += [headline_cell(r), number(r["spearman"])]
+        row.append(percent(r["coverage"]))
+        if comparison.prices:
+            row.append(significant(r.get("cost_per_dialog")))
+        else:
+            tokens = r.get("input_tokens_per_dialog", math.nan)
+            tokens += r.get("output_tokens_per_dialog", math.nan)
+            row.append(number(tokens, 0))
+        rows.append(row)
+    return headers, rows
+
+
+def terminal_pairs(comparison: JudgeComparison) -> Table:
+    """Each pair of judges, as a terminal shows it: Δρ with its CI and Holm's p."""
+    headers = ["judges", "n", "Δρ [95% CI]", "Holm p"]
+    rows = [
+        [
+            f"{p['judge_a']} vs {p['judge_b']}",
+            str(p["n_human"]),
+            with_ci(p["diff"], p["diff_low"], p["diff_high"]),
+            p_value(p["p_holm"]),
+        ]
+        for _, p in comparison.pairs.iterrows()
+    ]
+    return headers, rows
+
+
 def terminal_text(comparison: JudgeComparison) -> str:
-    """What ``inspect-empathy compare`` prints: findings, judges and pairs tables."""
+    """What ``inspect-empathy compare`` prints, within 100 columns: findings, the judges
+    (headline first) and the pairs; every other table is in the report (``--out``)."""
+    import textwrap
+
+    findings = [
+        textwrap.fill(line, TERMINAL_WIDTH, subsequent_indent="  ", break_long_words=False)
+        for line in headline(comparison)
+    ]
     parts = [
-        "\n".join(headline(comparison)),
+        "\n".join(findings),
         "",
         "Judges (ranked):" if comparison.common else "Judges (not ranked: no human ratings):",
-        plain_table(*judges_display(comparison)),
-        "",
-        "Cost per scored dialog:",
-        plain_table(*cost_display(comparison)),
+        _fitted(terminal_judges(comparison), 1),
     ]
-    if not comparison.pairs.empty:
-        parts += ["", "Pairs (same dialogs):", plain_table(*pairs_display(comparison))]
-    parts += ["", "Length bias:", plain_table(*bias_display(comparison))]
-    if comparison.has_human:
-        title = "Calibrated (cross-fitted on the common set, beside the raw figures):"
-        parts += ["", title, plain_table(*calibrated_display(comparison))]
-        parts += ["", *ceiling_lines(comparison)]
-    if comparison.humans is not None:
-        parts += ["", "Human ceiling (humans.csv):", plain_table(*humans_display(comparison))]
-        parts += ["", "Judges beside the ceiling:", plain_table(*beside_display(comparison))]
-    for title, lines, rows in _selfcheck_sections(comparison):
-        parts += ["", f"{title}:", *lines] + ([plain_table(*rows)] if rows[1] else [])
+    if not comparison.pairs.empty and comparison.has_human:
+        parts += ["", "Pairs (same dialogs):", _fitted(terminal_pairs(comparison), 0)]
+    parts += [
+        "",
+        textwrap.fill(
+            "More in the report (--out DIR): every column of each judge, what a scored dialog "
+            "cost, length bias, calibration, the human ceiling, self-consistency, the "
+            "dialogs judges and people disagree on.",
+            TERMINAL_WIDTH,
+        ),
+    ]
     return "\n".join(parts)
 
 
@@ -414,8 +495,14 @@ def terminal_text(comparison: JudgeComparison) -> str:
 
 
 METHOD_NOTE = (
-    "Ranking: judges are ranked by Spearman with the humans on the common set, the "
-    "dialogs every judge scored and humans rated (n in the header); 'Spearman own' is on "
+    "Ranking: judges are ranked by their headline, Somers' D all, the figure the viewer's "
+    "log list shows for each log: of the pairs of rated dialogs people rated differently, "
+    "the share the judge orders as people did minus the share it orders the other way, "
+    "over every rated dialog compared, a dialog the judge did not score counting as "
+    "ordered the other way in each of its pairs (so skipping hard dialogs cannot raise it; "
+    "CI: 95% percentile bootstrap over dialogs). Spearman, Kendall, MAE and QWK are on the "
+    "common set, the dialogs every judge scored and humans rated (n in the header); "
+    "'Spearman own' is on "
     "the judge's own scored dialogs and is not comparable across judges of different "
     "coverage. Coverage: scored / dialogs. Errored: the sample failed (infrastructure; "
     "inspect eval-retry re-runs it); unscored: the judge answered without a usable score. "
@@ -486,14 +573,24 @@ def report_context(comparison: JudgeComparison, images: dict[str, str]) -> dict[
             method=comparison.calibration_method,
         ),
         "warnings": list(comparison.warnings),
-        "cost_note": (
-            f"Cost per scored dialog from the prices in {comparison.prices} (per million "
-            "tokens; reasoning tokens at their own price where the file gives one, else at "
-            "the output price)."
-            if comparison.prices
-            else ""
-        ),
+        "cost_note": cost_note(comparison),
     }
+
+
+def cost_note(comparison: JudgeComparison) -> str:
+    """Where the cost per scored dialog comes from (empty without one)."""
+    if not comparison.prices:
+        return ""
+    if comparison.prices == RECORDED:
+        return (
+            "Cost per scored dialog: what Inspect recorded each call cost (runs with "
+            "--model-cost-config, or models whose price Inspect knows); offline baselines 0."
+        )
+    return (
+        f"Cost per scored dialog from the prices in {comparison.prices} (per million "
+        "tokens; reasoning tokens at their own price where the file gives one, else at "
+        "the output price)."
+    )
 
 
 def _selfcheck_sections(comparison: JudgeComparison) -> list[Any]:

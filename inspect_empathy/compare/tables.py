@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .._stats import agreement, krippendorff_alpha
+from .._stats import agreement, krippendorff_alpha, somers_d_all, somers_d_all_ci
 from . import ceiling, stats
 from .comparison import DEFAULT_CALIBRATION, HUMAN, JudgeComparison, is_baseline
 from .prices import Prices, check_prices, sample_costs
@@ -58,13 +58,16 @@ def judge_table(
     calibration_method: str = DEFAULT_CALIBRATION,
     prices: Prices | None = None,
 ) -> tuple[pd.DataFrame, int]:
-    """One row per judge, ranked by Spearman with the humans on the common dialogs.
+    """One row per judge, ranked by its headline, ``somers_d_all``.
 
-    Returns the table and the size of the common set. Agreement columns
-    (``spearman`` ... ``within_one``) are computed on the dialogs every judge
-    scored and humans rated, so that a judge cannot rank higher by leaving the
-    hard dialogs unscored; ``spearman_own`` / ``n_own`` are on the judge's own
-    scored dialogs. ``coverage`` is scored / dialogs; ``low_coverage`` marks a
+    ``somers_d_all`` (with ``somers_d_low`` / ``somers_d_high``, a percentile bootstrap
+    over dialogs) is the figure the viewer's log list shows for each log: Somers' D of the
+    judge's scores on the human ratings over every rated dialog compared, a dialog it left
+    unscored or errored counting as ordered against people in each of its pairs, so that
+    skipping hard dialogs cannot raise it. Returns the table and the size of the common
+    set. The other agreement columns (``spearman`` ... ``within_one``) are computed on
+    the dialogs every judge scored and humans rated; ``spearman_own`` / ``n_own`` are on
+    the judge's own scored dialogs. ``coverage`` is scored / dialogs; ``low_coverage`` marks a
     judge below the best covered one. ``mae_calibrated`` / ``qwk_calibrated`` (with
     CIs, beside the raw ``mae`` / ``qwk`` and their CIs) are cross-fitted on the same
     common dialogs with ``calibration_method`` (see ``ceiling.calibrated_columns``).
@@ -72,7 +75,7 @@ def judge_table(
     reasoning tokens, and with ``prices`` the cost.
     """
     judges = list(dict.fromkeys(samples["judge"]))
-    costs = sample_costs(samples, prices) if prices is not None else None
+    costs = sample_costs(samples, prices) if prices is not None else recorded_costs(samples)
     dialogs = samples["id"].nunique()
     common = common_dialogs(samples, judges)
     human = human_ratings(samples)
@@ -100,6 +103,9 @@ def judge_table(
         h = human.reindex(mine).to_numpy(float)
         metrics = agreement(x, h) if len(mine) else {}
         row["n_common"] = len(mine)
+        row |= headline_columns(
+            wide[judge], human, resamples, stats.seed_for(str(judge), seed=seed)
+        )
         row["spearman"] = metrics.get("spearman", math.nan)
         low, high = stats.spearman_ci(x, h, resamples, stats.seed_for(str(judge), seed=seed))
         row["spearman_low"], row["spearman_high"] = low, high
@@ -124,19 +130,51 @@ def judge_table(
         return table, len(common)
     table["low_coverage"] = table["coverage"] < table["coverage"].max()
     table = table.sort_values(
-        ["spearman", "qwk", "mae", "coverage"],
-        ascending=[False, False, True, False],
+        ["somers_d_all", "spearman", "qwk", "mae", "coverage"],
+        ascending=[False, False, False, True, False],
         na_position="last",
         kind="stable",
     ).reset_index(drop=True)
     # a rank only where there is agreement to rank by (none without human ratings)
     ranks = pd.array(range(1, len(table) + 1), dtype="Int64") if len(common) else pd.NA
     table.insert(0, "rank", ranks)
+    # the headline first after the judge's name (judges.csv, summary.json): what the
+    # viewer's log list shows for each log
+    first = ["rank", "judge", "somers_d_all", "somers_d_low", "somers_d_high"]
+    table = table[first + [c for c in table.columns if c not in first]]
     return table, len(common)
+
+
+def headline_columns(
+    scores: pd.Series, human: pd.Series, resamples: int, seed: int
+) -> dict[str, float]:
+    """``somers_d_all`` of one judge's ``scores`` (by dialog, NaN where not scored) over
+    every dialog of ``human`` (the rated ones), with its bootstrap interval."""
+    x = scores.reindex(human.index).to_numpy(float)
+    h = human.to_numpy(float)
+    scored = np.isfinite(x)
+    value = somers_d_all(x[scored], h[scored], int((~scored).sum())) if len(h) else math.nan
+    low, high = somers_d_all_ci(x, h, resamples, seed) if len(h) else (math.nan, math.nan)
+    return {"somers_d_all": value, "somers_d_low": low, "somers_d_high": high}
 
 
 PER_DIALOG = ("calls", "input_tokens", "output_tokens", "reasoning_tokens")
 """The judge's spending columns of a sample row (``logs``), shown per scored dialog."""
+
+
+RECORDED = "the costs Inspect recorded in the logs"
+"""What ``JudgeComparison.prices`` says when the cost comes from the logs, not a file."""
+
+
+def recorded_costs(samples: pd.DataFrame) -> pd.Series | None:
+    """What Inspect recorded each row cost (runs with ``--model-cost-config``, or models
+    whose price Inspect knows), or None where no row has a recorded cost. A judge with
+    calls and no recorded cost on some row gets NaN there (never a partial sum); an offline
+    baseline without one costs 0."""
+    if "recorded_cost" not in samples or not samples["recorded_cost"].notna().any():
+        return None
+    free = samples["model"].map(lambda m: is_baseline(str(m))) & samples["recorded_cost"].isna()
+    return samples["recorded_cost"].where(~free, 0.0)
 
 
 def cost_columns(group: pd.DataFrame, scored: int, costs: pd.Series | None) -> dict[str, float]:
@@ -173,8 +211,9 @@ def pair_table(
     With human ratings: difference in Spearman with its paired bootstrap CI, the
     raw p-value and the Holm-adjusted one over all pairs. Always: inter-judge
     Spearman and ordinal Krippendorff's alpha. A pair's figures depend only on
-    its two judges: the dialogs are in id order and the bootstrap seed comes from
-    the two names, so adding a judge leaves them as they were.
+    its two judges: the dialogs are in id order and every pair's resamples are
+    drawn from one seed (they depend on the number of dialogs only), so adding a
+    judge leaves them as they were.
     """
     wide = wide_scores(samples, judges).sort_index()
     human = human_ratings(samples).reindex(wide.index)
@@ -185,9 +224,8 @@ def pair_table(
         x1, x2 = both[first].to_numpy(float), both[second].to_numpy(float)
         rated = both.assign(human=human.reindex(both.index)).dropna()
         y1, y2, h = (rated[c].to_numpy(float) for c in (first, second, "human"))
-        diff = stats.paired_difference(
-            y1, y2, h, resamples, stats.seed_for(first, second, seed=seed)
-        )
+        # one seed for every pair: each judge's bootstrap is drawn once (`stats.rho_draws`)
+        diff = stats.paired_difference(y1, y2, h, resamples, stats.seed_for("pairs", seed=seed))
         rho1 = float(stats.spearman(y1, h)) if stats.varied(y1, h) else math.nan
         rho2 = float(stats.spearman(y2, h)) if stats.varied(y2, h) else math.nan
         a, b = (first, second) if position[first] < position[second] else (second, first)
@@ -428,7 +466,13 @@ def build_comparison(
         human_alpha=ceiling_.alpha,
         humans_note=ceiling_.note,
         calibration_method=calibration_method,
-        prices=prices.file if prices is not None else "",
+        prices=(
+            prices.file
+            if prices is not None
+            else RECORDED
+            if recorded_costs(samples) is not None
+            else ""
+        ),
     )
 
 

@@ -189,7 +189,16 @@ def test_cost_per_scored_dialog_from_a_price_file(judge_logs: dict[str, Any]) ->
         (f"{NO_N}: {{input: true, output: 2}}", "input must be a number >= 0"),
         ("- just a list", "maps each judge model to its price"),
         (f"{NO_N}: {{input: [1, output: 2}}", "not valid YAML"),
-        (f"{NO_N}: 3", "a price is a mapping of input, output, reasoning"),
+        (f"{NO_N}: 3", "a price is a mapping of input, output, input_cache_read"),
+        (
+            f"{NO_N}: {{input: 1, output: 2, cache_read: 0.5}}",
+            "'cache_read' is 'input_cache_read' in Inspect's --model-cost-config format",
+        ),
+        (
+            f"{NO_N}: {{input: 1, output: 2}}\n{NO_N}: {{input: 100, output: 200}}",
+            f"'{NO_N}' is priced twice (line 1 and line 2)",
+        ),
+        (f"{NO_N}: {{input: 1, output: 2, input: 3}}", "'input' is priced twice"),
         ("someone/else: {input: 1, output: 2}", f"no price for {NO_N}"),
     ],
 )
@@ -331,15 +340,47 @@ class CachedPromptAPI(NamedLexicon):
 
 def test_cached_input_is_priced_as_the_file_says(tmp_path: Path) -> None:
     """Input read from or written to the prompt cache counts in the input tokens and is
-    charged at ``cache_read`` / ``cache_write`` where the price file gives them (at the input
-    price where it does not)."""
+    charged at ``input_cache_read`` / ``input_cache_write`` (Inspect's names) where the price
+    file gives them (at the input price where it does not)."""
     model = "cachefix/judge"
     _eval(empathy(dataset=str(JUDGES_JSONL)), tmp_path / "logs", model)
     prices = tmp_path / "prices.yaml"
-    prices.write_text(f"{model}: {{input: 3, output: 15, cache_read: 0.3, cache_write: 3.75}}\n")
+    prices.write_text(
+        f"{model}: {{input: 3, output: 15, input_cache_read: 0.3, input_cache_write: 3.75}}\n"
+    )
     row = compare_logs(tmp_path / "logs", resamples=0, prices=prices).judges.iloc[0]
     assert row["calls_per_dialog"] == 1 and row["input_tokens_per_dialog"] == 340
     assert row["cost_per_dialog"] == pytest.approx((40 * 3 + 250 * 0.3 + 50 * 3.75 + 15) / 1e6)
     prices.write_text(f"{model}: {{input: 3, output: 15}}\n")
     row = compare_logs(tmp_path / "logs", resamples=0, prices=prices).judges.iloc[0]
     assert row["cost_per_dialog"] == pytest.approx((340 * 3 + 15) / 1e6)
+
+
+def test_compare_reads_the_cost_inspect_recorded(tmp_path: Path) -> None:
+    """A run with Inspect's ``--model-cost-config`` records each call's cost in the log;
+    compare reads it without a price file, and the same file (Inspect's format) given as
+    ``--prices`` prices the log to the same figure."""
+    from inspect_ai.model import ModelCost, ModelInfo, set_model_info
+
+    model = "cachefix/judge"
+    set_model_info(model, ModelInfo(organization="test"))  # Inspect prices known models only
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(
+        f"{model}: {{input: 3, output: 15, input_cache_read: 0.3, input_cache_write: 3.75}}\n"
+    )
+    _eval(empathy(dataset=str(JUDGES_JSONL)), tmp_path / "plain", model)
+    assert not compare_logs(tmp_path / "plain", resamples=0).prices  # nothing recorded
+    cost = ModelCost(input=3, output=15, input_cache_read=0.3, input_cache_write=3.75)
+    _eval(empathy(dataset=str(JUDGES_JSONL)), tmp_path / "logs", model,
+          model_cost_config={model: cost})  # fmt: skip
+    by_hand = (40 * 3 + 250 * 0.3 + 50 * 3.75 + 15) / 1e6
+    recorded = compare_logs(tmp_path / "logs", resamples=0)
+    assert recorded.judges.iloc[0]["cost_per_dialog"] == pytest.approx(by_hand)
+    assert "Inspect recorded" in recorded.prices
+    filed = compare_logs(tmp_path / "logs", resamples=0, prices=prices)
+    assert filed.judges.iloc[0]["cost_per_dialog"] == pytest.approx(by_hand)
+    # the file is one Inspect reads too
+    [log] = eval(empathy(dataset=str(JUDGES_JSONL)), model=model, display="none", limit=2,
+                 log_dir=str(tmp_path / "again"), model_cost_config=str(prices))  # fmt: skip
+    assert log.status == "success"
+    assert any(u.total_cost for s in log.samples or [] for u in s.model_usage.values())
