@@ -63,7 +63,16 @@ def _p_clause(value: Any) -> str:
 
 
 def percent(value: Any) -> str:
-    return DASH if number(value) == DASH else f"{float(value):.0%}"
+    """A share as a whole percent, with the decimals it takes not to show a share short of
+    1 as 100% (998 of 999: 99.9%) or one above 0 as 0%."""
+    if number(value) == DASH:
+        return DASH
+    share = float(value)
+    for digits in range(4):
+        text = f"{share:.{digits}%}"
+        if not 0 < share < 1 or float(text[:-1]) not in (0.0, 100.0):
+            return text
+    return ">99.99%" if share > 0.5 else "<0.01%"
 
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|~$])")

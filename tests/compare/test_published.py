@@ -266,3 +266,25 @@ def test_reproduce_finds_the_shipped_spec_folders_by_name() -> None:
     assert names == ["empatheticdialogues.yaml", "epitome.yaml", "lend_an_ear.yaml",
                      "perceived_empathy.yaml"]  # fmt: skip
     assert [p.name for p in spec_files(["kumar2025/epitome"])] == ["epitome.yaml"]
+
+
+def test_a_judge_that_scored_998_of_999_is_not_shown_at_100_percent(tmp_path: Path) -> None:
+    from inspect_empathy.compare.report import terminal_text
+
+    rng = np.random.default_rng(0)
+    people = rng.integers(1, 6, 999)
+    rows = "\n".join(f"d{i},{v}" for i, v in enumerate(people))
+    (tmp_path / "people.csv").write_text("id,v\n" + rows + "\n", encoding="utf-8")
+    (tmp_path / "all.csv").write_text("id,v\n" + rows + "\n", encoding="utf-8")
+    (tmp_path / "most.csv").write_text("id,v\n" + rows.rsplit("\n", 1)[0] + "\n",
+                                       encoding="utf-8")  # fmt: skip
+    spec = tmp_path / "cover.yaml"
+    spec.write_text("format: raters\npath: .\nid: id\ndimension: v\nscale: [1, 5]\n"
+                    "raters: {people: people.csv}\njudges: {all: all.csv, most: most.csv}\n",
+                    encoding="utf-8")  # fmt: skip
+    comparison = compare_logs([], resamples=0, published=[spec])
+    most = comparison.judges.set_index("judge").loc[PREFIX + "most"]
+    assert most["scored"] == 998 and bool(most["low_coverage"])
+    text = terminal_text(comparison)
+    line = next(x for x in text.splitlines() if "| published:most [low coverage] |" in x)
+    assert "| 99.9%" in line and "100%" not in line
