@@ -17,12 +17,15 @@ from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
+from ._stats import round_score
 from .dialogs import RATING_SCOPE_KEY, DialogRecord, normalise_rating
 
 CONVERSATION_KEY = "conversation"
 """Sample metadata key of a per-turn sample: the conversation's id."""
 TURN_KEY = "turn"
 """Sample metadata key of a per-turn sample: which bot turn (1, 2, ...) it ends with."""
+CONVERSATION_TURNS_KEY = "conversation_turns"
+"""Sample metadata key of a per-turn sample: how many bot turns its conversation has."""
 CONVERSATION_RATING_KEY = "conversation_rating"
 """Sample metadata key of a per-turn sample: the conversation's human rating on 1-5."""
 
@@ -47,6 +50,7 @@ def expand_turns(records: Iterable[DialogRecord]) -> Iterator[DialogRecord]:
                 **record.metadata,
                 CONVERSATION_KEY: record.id,
                 TURN_KEY: k,
+                CONVERSATION_TURNS_KEY: len(ends),
             }
             rating = None
             if record.rating is not None:
@@ -69,14 +73,18 @@ def expand_turns(records: Iterable[DialogRecord]) -> Iterator[DialogRecord]:
 def conversation_metrics(threshold: float = 4.0) -> Metric:
     """Per conversation of per-turn samples: the mean over conversations of their mean and
     minimum turn score (``conv_mean``, ``conv_min``) and of their share of turns at or
-    above ``threshold`` (``conv_share_ge_4``), their number (``conversations``), and where
-    conversations carry a rating, the Spearman correlation of each conversation's mean
-    turn score with it (``conv_spearman``, over ``conv_rated`` conversations). Reports
-    nothing for samples that are not per-turn."""
+    above ``threshold`` (``conv_share_ge_4``, on scores rounded half up, as ``share_ge_4``),
+    their number (``conversations``), and where conversations carry a rating, the Spearman
+    correlation of each conversation's mean turn score with it (``conv_spearman``, over
+    ``conv_rated`` conversations). ``conv_partial``: conversations some of whose turns are
+    not in the figures (a run cut by ``--limit`` in the middle of a conversation, or turns
+    left unscored), reported where there are any. Reports nothing for samples that are
+    not per-turn."""
 
     def compute(scores: list[SampleScore]) -> Value:
         turns: dict[str, list[float]] = {}
         rating: dict[str, float] = {}
+        size: dict[str, int] = {}
         for s in scores:
             meta = s.sample_metadata or {}
             conversation = meta.get(CONVERSATION_KEY)
@@ -84,17 +92,25 @@ def conversation_metrics(threshold: float = 4.0) -> Metric:
             if conversation is None or not math.isfinite(value):
                 continue
             turns.setdefault(str(conversation), []).append(value)
+            total = meta.get(CONVERSATION_TURNS_KEY)
+            if isinstance(total, int) and not isinstance(total, bool):
+                size[str(conversation)] = total
             if isinstance(meta.get(CONVERSATION_RATING_KEY), int | float):
                 rating[str(conversation)] = float(meta[CONVERSATION_RATING_KEY])
         if not turns:
             return {}
-        share = [sum(v >= threshold for v in t) / len(t) for t in turns.values()]
+        share = [
+            float((round_score(t) >= threshold).mean()) for t in turns.values()
+        ]  # rounded half up, as share_ge_4
         result: dict[str, float] = {
             "conversations": float(len(turns)),
             "conv_mean": statistics.fmean(statistics.fmean(t) for t in turns.values()),
             "conv_min": statistics.fmean(min(t) for t in turns.values()),
             f"conv_share_ge_{threshold:g}": statistics.fmean(share),
         }
+        partial = sum(len(t) < size[c] for c, t in turns.items() if c in size)
+        if partial:
+            result["conv_partial"] = float(partial)
         rated = [c for c in turns if c in rating]
         if rated:
             result["conv_rated"] = float(len(rated))

@@ -141,3 +141,24 @@ def test_judge_and_response_mode_run_per_turn_with_max_turns_per_prefix(tmp_path
     assert resp.results is not None
     values = {k: m.value for k, m in resp.results.scores[0].metrics.items()}
     assert values["conversations"] == 4 and math.isfinite(values["conv_mean"])
+
+
+def test_conv_share_ge_4_counts_scores_rounded_as_share_ge_4() -> None:
+    # 3.6 rounds to 4 (share_ge_4 counts it): so does conv_share_ge_4; 3.4 does not
+    scores = [sample_score(3.6, "a"), sample_score(3.4, "a"), sample_score(4.5, "b")]
+    result = conversation_metrics()(scores)
+    assert isinstance(result, dict)
+    assert result["conv_share_ge_4"] == pytest.approx((0.5 + 1.0) / 2)
+
+
+def test_a_conversation_cut_by_limit_is_noted(tmp_path: Path) -> None:
+    data = str(write_conversations(tmp_path / "c.jsonl"))
+    [log] = eval(empathy(dataset=data, per_turn=True), model="empathy_baseline/lexicon",
+                 log_dir=str(tmp_path / "j"), display="none", limit=3)  # fmt: skip
+    assert log.status == "success" and log.results is not None
+    metrics = {k: m.value for k, m in log.results.scores[0].metrics.items()}
+    assert metrics["conversations"] == 2 and metrics["conv_partial"] == 1  # conv1 lost t2
+    [whole] = eval(empathy(dataset=data, per_turn=True), model="empathy_baseline/lexicon",
+                   log_dir=str(tmp_path / "w"), display="none", limit=4)  # fmt: skip
+    assert whole.results is not None
+    assert "conv_partial" not in whole.results.scores[0].metrics
