@@ -281,18 +281,30 @@ score's own line only, which the break closes. The changers are `_OTHER_SCALE`, 
 excluded here (tests/test_closed_world_properties.py proves it over generated answers)."""
 
 
+_SENTENCE_END = re.compile(r"[.!?;。！？]")
+
+
 def _cut_verdict(match: ScoreMatch, text: str, clean: str) -> ScoreMatch:
     """The score of a cut answer, only where no continuation the parse table accepts could
-    read another: a labelled overall score (``Score: 4``, ``I'd give it a 4``) closed by
-    `_CUT_CLOSED`. An unlabelled number can be overruled by a label after it (``4\n\nThe
-    reply ... Score: 3`` reads 3); a score at a list item's place can become the list's
-    numbering; an unclosed one can become ``4/10``, ``4-5``, ``4.5`` or a hypothetical."""
+    read another: a labelled overall score (``Score: 4``, ``I'd give it a 4``) that opens
+    the answer (one clause before it at most: a reasoning model's thoughts cut before their
+    end may hold a labelled draft) and is closed by `_CUT_CLOSED`. An unlabelled number can
+    be overruled by a label after it (``4\n\nThe reply ... Score: 3`` reads 3); a score at
+    a list item's place can become the list's numbering; an unclosed one can become
+    ``4/10``, ``4-5``, ``4.5`` or a hypothetical."""
     shown = text.strip()[:60]
     if match.label != "overall":
         raise ScoreParseError(
             f"cut off by max_tokens ({shown!r}): a cut answer is read only as a score label "
             "and its score closed by '.', '!', ';' or a line break ('Score: 4. ...'); a "
             "number without a label could still be overruled by one after it"
+        )
+    before = clean[: match.start].strip()
+    if _SENTENCE_END.search(before) or before.count("\n") > 1 or len(before) > 60:
+        raise ScoreParseError(
+            f"cut off by max_tokens ({shown!r}): a cut answer is read only where it opens "
+            "with its labelled score, not after other sentences (reasoning cut before its "
+            "end may hold a draft)"
         )
     line_start = clean.rfind("\n", 0, match.start) + 1
     item = _ENUMERATOR.match(clean, line_start)

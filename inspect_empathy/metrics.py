@@ -267,8 +267,9 @@ def judge_means() -> Metric:
 def scoring_counts() -> Metric:
     """How the scored samples were scored: ``scored``, ``by_<method>`` (logprobs, parse,
     samples, panel), ``low_mass`` (logprobs scores whose score tokens held under half
-    the probability), ``partial`` (samples scores from fewer than all samples) and
-    ``fallback`` (``auto`` scores parsed because logprobs were unusable).
+    the probability), ``short_list`` (logprobs scores whose top-logprobs list left more
+    than a tenth of the probability unlisted), ``partial`` (samples scores from fewer than
+    all samples) and ``fallback`` (``auto`` scores parsed because logprobs were unusable).
 
     Unscored samples never reach metrics: Inspect counts them in the results
     (``unscored_samples``), and the plugin prints them at the end of the run.
@@ -280,9 +281,9 @@ def scoring_counts() -> Metric:
             metadata = s.score.metadata or {}
             counts["scored"] += 1
             counts[f"by_{metadata.get('method', 'unknown')}"] += 1
-            for flag, key in (("low_mass", "low_mass"), ("partial", "partial")):
+            for flag in ("low_mass", "short_list", "partial"):
                 if metadata.get(flag):
-                    counts[key] += 1
+                    counts[flag] += 1
             if metadata.get("logprobs_unavailable"):
                 counts["fallback"] += 1
         return {key: float(value) for key, value in counts.items()}

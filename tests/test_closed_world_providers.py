@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from fake_servers import Reply
 from inspect_ai import eval
-from inspect_ai.log import EvalSample
+from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import GenerateConfig, get_model
 
 from inspect_empathy.tasks import empathy
@@ -106,6 +106,8 @@ class Case:
     respond: Respond
     expect: float | str
     """The score, or a piece of the unscored reason."""
+    flag: str | None = None
+    """A metadata key the score must carry."""
 
 
 def dialogs(path: Path, names: list[str]) -> Path:
@@ -122,7 +124,7 @@ def dialogs(path: Path, names: list[str]) -> Path:
 def run(
     server: Any, model: str, cases: list[Case], tmp_path: Path, response_mode: bool = False,
     bound: int | None = None, **task_args: Any,
-) -> None:  # fmt: skip
+) -> EvalLog:  # fmt: skip
     """One eval of ``cases`` (``bound``: the user's --max-tokens; a reasoning judge needs
     room for its reasoning)."""
     for case in cases:
@@ -149,6 +151,7 @@ def run(
         )
     samples = {str(s.id): s for s in log.samples or []}
     check(samples, cases)
+    return log
 
 
 def check(samples: dict[str, EvalSample], cases: list[Case]) -> None:
@@ -167,6 +170,8 @@ def check(samples: dict[str, EvalSample], cases: list[Case]) -> None:
                 problems.append(f"{case.name}: expected '{case.expect}', got {value} {reason!r}")
         elif unscored or not math.isclose(float(value), case.expect, abs_tol=1e-6):  # type: ignore[arg-type]
             problems.append(f"{case.name}: expected {case.expect}, got {value} {reason!r}")
+        elif case.flag and not (score.metadata or {}).get(case.flag):
+            problems.append(f"{case.name}: no {case.flag} in {sorted(score.metadata or {})}")
     assert not problems, "\n".join(problems)
 
 
@@ -270,8 +275,13 @@ def test_cut_lead_ins_and_numbers_in_prose_are_unscored_through_openai(
         Case("refusal", chat(refusal, spelled(refusal, {" 5": {" 5": 0.3, " 1": 0.7}})),
              "not a verdict"),
         Case("closed", chat(closed, spelled(closed, ANSWER), "length"), 4.2),
+        # issue 38: a short top-logprobs list is flagged, its number kept
+        Case("short", chat("4", [tok("4", {"4": 0.6})]), 4.0, flag="short_list"),
     ]  # fmt: skip
-    run(openai_server, "openai/gpt-4o-mini", cases, tmp_path)
+    log = run(openai_server, "openai/gpt-4o-mini", cases, tmp_path)
+    assert log.results is not None
+    metrics = {k: m.value for k, m in log.results.scores[0].metrics.items()}
+    assert metrics["short_list"] == 1
 
 
 # -- 4: stops outside the known set ----------------------------------------------------------

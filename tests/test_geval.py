@@ -220,6 +220,8 @@ def test_a_cut_answer_is_read_only_as_a_closed_labelled_verdict(text: str, score
         "**4** - warm and",
         "Score: 3 because the",  # not closed
         "I'd give it a 4 at first glance, but let me check",
+        # a reasoning model's thoughts, cut before their end (the template opened <think>)
+        "Okay, the user lost a job. Score: 3. Hmm, but",
     ],
 )
 def test_a_cut_answer_that_a_continuation_could_overrule_is_not_read(text: str) -> None:
@@ -335,3 +337,13 @@ def test_logprobs_that_cannot_be_the_judges_own_are_not_weighed() -> None:
         assert judge_output(output(answer), "logprobs", 1, False).value is None
         read = judge_output(output(answer), "auto", 1, False)
         assert read.value == 4 and read.method == "parse"
+
+
+def test_a_short_top_logprobs_list_is_flagged_and_keeps_its_number() -> None:
+    """One entry at p = 0.6: 0.4 of the probability is unlisted, where other scores may be."""
+    short = judge_output(output(choice([("4", {"4": 0.6})])), "logprobs", 1, False)
+    assert short.value == 4.0
+    assert short.details["short_list"] is True
+    assert short.details["unlisted_mass"] == pytest.approx(0.4)
+    full = judge_output(output(choice([("4", {"4": 0.6, "5": 0.35})])), "logprobs", 1, False)
+    assert "short_list" not in full.details
