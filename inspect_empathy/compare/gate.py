@@ -4,8 +4,9 @@ Each threshold applies to every compared judge that is not an offline baseline (
 are expected to fail), or to the judges named with ``--gate-judge``. The figures are the
 ranked table's: agreement on the common set (the dialogs every judge scored and humans
 rated), so a judge cannot pass by leaving hard dialogs unscored; ``coverage`` is there to
-gate on that too. A figure that cannot be computed (no human ratings, too few dialogs)
-fails the gate: a gate never passes on a missing number.
+gate on that too. A figure that cannot be computed fails the gate, naming why (no human
+ratings, too few dialogs, no variation in the judge's scores or in the human ratings): a
+gate never passes on a missing number.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def gate_failures(
             value = row.get(name, math.nan)
             value = math.nan if value is None else float(value)
             if math.isnan(value):
-                why = "no human ratings" if not comparison.has_human else "too few dialogs"
+                why = missing_reason(comparison, str(row["judge"]))
                 failures.append(
                     f"{row['judge']}: {name} cannot be computed ({why}), needed {limit:g}"
                 )
@@ -90,3 +91,35 @@ def gate_failures(
                 scope = "" if name == "coverage" else f" ({where})"
                 failures.append(f"{row['judge']}: {name} {value:.3f} {sign} {limit:g}{scope}")
     return failures
+
+
+MIN_RANKED = 3
+"""Fewest dialogs a correlation is computed on (`stats.varied`)."""
+
+
+def missing_reason(comparison: JudgeComparison, judge: str) -> str:
+    """Why a judge's agreement figures are missing: no human ratings, fewer than
+    `MIN_RANKED` common dialogs, or no variation (every common dialog got one score from
+    the judge, or one rating from the humans: nothing to rank)."""
+    if not comparison.has_human:
+        return "no human ratings"
+    from .tables import common_dialogs, human_ratings, wide_scores
+
+    samples = comparison.samples
+    judges = list(dict.fromkeys(samples["judge"]))
+    common = common_dialogs(samples, judges)
+    scores = wide_scores(samples, judges).reindex(common)[judge].dropna()
+    if len(scores) < MIN_RANKED:
+        return f"too few dialogs: {len(scores)} on the common set, {MIN_RANKED} needed"
+    if scores.nunique() == 1:
+        return (
+            f"no variation: the judge gave all {len(scores)} common dialogs the same score "
+            f"{float(scores.iloc[0]):g}"
+        )
+    human = human_ratings(samples).reindex(scores.index).dropna()
+    if human.nunique() == 1:
+        return (
+            f"no variation: the human ratings of all {len(human)} common dialogs are "
+            f"{float(human.iloc[0]):g}"
+        )
+    return f"undefined on the {len(scores)} common dialogs"
