@@ -27,7 +27,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import collect, warn_once
 
 from . import _summary  # registers the end-of-task scoring summary (enabled when used)
-from ._compat import PrerequisiteError
+from ._compat import PrerequisiteError, active_model
 from ._geval import (
     DEFAULT_COMPLETIONS,
     MIN_PARSED,
@@ -234,7 +234,11 @@ def completions_option(
     `DEFAULT_COMPLETIONS`. ``prefix`` leads the messages (``-T ``).
     """
     if samples is None:
-        return DEFAULT_COMPLETIONS if completions is None else completions
+        n = DEFAULT_COMPLETIONS if completions is None else completions
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            # refused whatever the method: a count no method can use is a mistake
+            raise OptionError(f"{prefix}completions must be a whole number >= 1, not {n!r}")
+        return n
     if completions is not None and completions != samples:
         raise OptionError(
             f"{prefix}completions={completions!r} and {prefix}samples={samples!r} disagree: "
@@ -491,10 +495,42 @@ def _note_order(note: str) -> tuple[int, str]:
     return (int(head) if head.isdigit() else -1, note)
 
 
+GRADER_SETTINGS = ("max_tokens", "reasoning_tokens", "reasoning_effort")
+"""The generation settings that bound a judge's answer and its reasoning: the command's
+(``--max-tokens``, ...) are the model under evaluation's; a grader takes its own from its
+role (``--model-role grader='{model: ..., max_tokens: N}'``, Inspect's model config)."""
+
+
+def _warn_unshared_settings(grader: Model) -> None:
+    """Say once per grader, in the terminal, that the command's ``--max-tokens``,
+    ``--reasoning-tokens`` or ``--reasoning-effort`` set the model under evaluation's
+    generation, not the grader's, and how to give the grader its own."""
+    evaluated = active_model()
+    if evaluated is None or grader is evaluated or str(grader) in _unshared_said:
+        return
+    theirs = evaluated.config.model_dump(exclude_none=True)
+    own = grader.config.model_dump(exclude_none=True)
+    unshared = [k for k in GRADER_SETTINGS if k in theirs and k not in own]
+    if not unshared:
+        return
+    _unshared_said.add(str(grader))
+    shown = ", ".join(f"--{k.replace('_', '-')} {theirs[k]}" for k in unshared)
+    example = ", ".join(f"{k}: {theirs[k]}" for k in unshared)
+    logger.warning(
+        f"empathy_scorer: {shown} set the generation of the model under evaluation "
+        f"({evaluated}), not of the grader {grader}, which keeps the scorer's bound; give "
+        f"the grader its own with --model-role grader='{{model: {grader}, {example}}}'"
+    )
+
+
+_unshared_said: set[str] = set()
+
+
 async def _judge_with(
     judge: JudgeSpec, prompt: list[ChatMessage], options: JudgeOptions
 ) -> tuple[str, Judgement]:
     model = get_model(judge)
+    _warn_unshared_settings(model)
     output, request = await ask_judge(
         model, prompt, options.method, options.completions, options.cot, options.precision
     )

@@ -576,3 +576,55 @@ def test_a_dialog_quoting_a_refusal_is_no_refusal(
                  fail_on_error=False)  # fmt: skip
     [sample] = log.samples or []
     assert sample.error is not None and "Invalid request." in sample.error.message
+
+
+# -- response mode: the grader's own bound and reasoning room --------------------------------
+
+
+def test_a_grader_takes_its_bound_and_thinking_from_its_role_on_the_command_line(
+    claude_server: Any, tmp_path: Path  # noqa: F811
+) -> None:
+    """``--max-tokens`` is the replying model's; the grader's bound and thinking budget come
+    from its role (Inspect's model config), and the thinking gets room in the bound."""
+    import os
+    import subprocess
+    import sys
+
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    env = {**os.environ, "ANTHROPIC_BASE_URL": claude_server.url, "ANTHROPIC_API_KEY": "test",
+           "COLUMNS": "2000"}  # the terminal's lines unwrapped
+    run = subprocess.run(
+        [sys.executable, "-m", "inspect_ai", "eval", "inspect_empathy/empathy_response",
+         "--model", "empathy_baseline/lexicon",
+         "--model-role", "grader={model: anthropic/claude-sonnet-4-5, reasoning_tokens: 2048}",
+         "--max-tokens", "300", "-T", f"dataset={dialogs(tmp_path / 'd.jsonl')}",
+         "--log-dir", str(tmp_path / "logs"), "--display", "plain", "--max-retries", "0"],
+        capture_output=True, text=True, env=env, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    [info] = list_eval_logs(str(tmp_path / "logs"))
+    found = outcomes(read_eval_log(info))
+    assert {k: (v, m) for k, (v, m, _) in found.items()} == {
+        f"d{k}": (float(k), "parse") for k in SCORES
+    }
+    for body in claude_server.bodies():
+        thinking = body["thinking"]
+        assert (thinking["type"], thinking["budget_tokens"], body["max_tokens"]) == (
+            "enabled", 2048, 2072
+        ), body
+    said = " ".join((run.stdout + run.stderr).split())
+    assert "--max-tokens 300 set the generation of the model under evaluation" in said
+    assert "--model-role grader='{model: anthropic/claude-sonnet-4-5, max_tokens: 300}'" in said
+
+
+def test_a_graders_own_bound_is_sent(openai_server: Any, tmp_path: Path) -> None:
+    from inspect_ai.model import GenerateConfig, get_model
+
+    grader = get_model("openai/gpt-4o-mini", config=GenerateConfig(max_tokens=4000))
+    [log] = eval("inspect_empathy/empathy_response",
+                 task_args={"dataset": str(dialogs(tmp_path / "d.jsonl"))},
+                 model="empathy_baseline/lexicon", model_roles={"grader": grader},
+                 log_dir=str(tmp_path / "logs"), display="none", max_retries=0)  # fmt: skip
+    assert all(math.isfinite(v) for v, _, _ in outcomes(log).values())
+    assert [r.body["max_tokens"] for r in openai_server.requests] == [4000] * len(SCORES)
