@@ -282,6 +282,7 @@ excluded here (tests/test_closed_world_properties.py proves it over generated an
 
 
 _SENTENCE_END = re.compile(r"[.!?;。！？]")
+_RAISE = "; a judge that reasons before answering needs a larger bound: raise --max-tokens"
 
 
 def _cut_verdict(match: ScoreMatch, text: str, clean: str) -> ScoreMatch:
@@ -304,7 +305,7 @@ def _cut_verdict(match: ScoreMatch, text: str, clean: str) -> ScoreMatch:
         raise ScoreParseError(
             f"cut off by max_tokens ({shown!r}): a cut answer is read only where it opens "
             "with its labelled score, not after other sentences (reasoning cut before its "
-            "end may hold a draft)"
+            "end may hold a draft)" + _RAISE
         )
     line_start = clean.rfind("\n", 0, match.start) + 1
     item = _ENUMERATOR.match(clean, line_start)
@@ -341,14 +342,16 @@ def parse_score(text: str, cot: bool = False, cut: bool = False) -> ScoreMatch:
     cands = _candidates(clean, text, cot)
     if not cot:
         if not cands:
-            cutoff = "cut off by max_tokens before a verdict: " if cut else ""
-            raise ScoreParseError(f"{cutoff}no score in the answer: {text.strip()[:80]!r}")
+            found = f"no score in the answer: {text.strip()[:80]!r}"
+            if cut:
+                raise ScoreParseError(f"cut off by max_tokens before a verdict: {found}{_RAISE}")
+            raise ScoreParseError(found)
         if not cut:
             return _valid(_choose(cands), clean)
         try:
             match = _valid(_choose(cands), clean)
         except ScoreParseError as ex:
-            raise ScoreParseError(f"cut off by max_tokens before a verdict: {ex}") from ex
+            raise ScoreParseError(f"cut off by max_tokens before a verdict: {ex}{_RAISE}") from ex
         return _cut_verdict(match, text, clean)
     labelled = [c for c in cands if c.label == "overall" and not c.word]
     if labelled:

@@ -204,6 +204,22 @@ def test_vllm_without_a_reasoning_parser_scores_the_answer_after_the_reasoning(
     run(vllm_server, "vllm/closed-world-qwen3-thinking", cases, tmp_path, bound=REASONING_BOUND)
 
 
+def test_a_reasoning_model_under_the_default_bound_is_unscored_with_the_remedy(
+    vllm_server: Any, tmp_path: Path
+) -> None:
+    """README's row: the default bound (24) is spent on the reasoning, which the fake vLLM
+    cuts there (``finish_reason: length``); no draft in it is read as the score."""
+    thoughts = "Okay, so the user lost a job. Score: 3 at first, but a plan helps. " * 3
+    vllm_server.script(thoughts + "\n</think>\n\n4", when="Case default:")
+    data = dialogs(tmp_path / "d.jsonl", ["default"])
+    [log] = eval(empathy(dataset=str(data)), model="vllm/closed-world-qwen3-thinking",
+                 log_dir=str(tmp_path / "logs"), display="none", max_retries=0)  # fmt: skip
+    cut = Case("default", chat(None, None), "raise --max-tokens")
+    check({str(s.id): s for s in log.samples or []}, [cut])
+    [body] = vllm_server.bodies()
+    assert body.get("max_tokens", body.get("max_completion_tokens")) == 24
+
+
 def test_vllm_samples_and_cot_read_the_answer_not_the_draft(
     vllm_server: Any, tmp_path: Path
 ) -> None:
