@@ -30,7 +30,9 @@ def alt_test_metric(epsilon: float = DEFAULT_EPSILON) -> Metric:
     ``alt_passed`` (1 when that share is at least 0.5, else 0),
     ``alt_advantage_probability`` (mean over raters of the share of dialogs where the
     judge agrees with the remaining raters at least as well as the left-out rater),
-    ``alt_epsilon``, ``alt_raters`` (raters tested: those with 30 or more dialogs) and,
+    ``alt_epsilon``, ``alt_raters`` (raters tested: those with 30 or more dialogs),
+    ``alt_power`` (the chance the test passes for a judge exactly as good as a rater, at
+    these raters' dialogs: a FAIL at low power says little) and,
     per rater, ``alt_advantage(<rater>)`` (rho_f - rho_h) and ``alt_p(<rater>)`` (the
     one-sided t-test's p before Benjamini-Yekutieli). Reports nothing otherwise.
     ``inspect-empathy compare`` gives the same test with every column (``alt_test.csv``)."""
@@ -54,6 +56,7 @@ def alt_test_metric(epsilon: float = DEFAULT_EPSILON) -> Metric:
             "alt_advantage_probability": result.advantage_probability,
             "alt_epsilon": float(epsilon),
             "alt_raters": float(result.tested),
+            "alt_power": result.power,
         }
         for _, row in result.raters.iterrows():
             out[f"alt_advantage({_label(row['rater'])})"] = float(row["advantage"])

@@ -18,6 +18,13 @@ the judge beats; it passes when the winning rate is at least 0.5. The *advantage
 probability* (the mean of rho_f over raters) compares judges with each other, higher
 is better, whatever epsilon.
 
+What the test can see: ``power`` is the chance it passes for a judge *exactly as good as*
+a rater (each rater's per-dialog differences centred on 0, with the share of ties this
+judge and rater had), at each rater's number of dialogs; ``n_for_80`` the dialogs per rater
+it needs for 80%. With 3 raters and 50 dialogs it is often near a coin toss: a FAIL there
+says little. Computed by simulating the raters' t statistics (noncentral t, as if the
+raters were independent) through Benjamini-Yekutieli and the 0.5 winning rate.
+
 Only dialogs with at least two raters (and a judge score) count, and a rater with fewer
 than ``min_dialogs`` (30) of them is left out, as in the paper's code. A rater whose
 per-dialog differences are all equal (no variance: the t-test is undefined) gets p = 0
@@ -29,6 +36,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -41,6 +49,11 @@ MIN_DIALOGS = 30
 """Least dialogs (with a judge score and another rater) a rater needs to be tested."""
 MIN_RATERS = 3
 """Least raters for the test to be reported (the paper recommends three or more)."""
+POWER_SIMULATIONS = 4000
+"""Simulated tests behind ``power`` and ``n_for_80`` (Monte Carlo SE below 0.01)."""
+POWER_TARGET = 0.8
+MAX_DIALOGS = 100_000
+"""``n_for_80`` beyond this is reported as NaN (out of reach)."""
 
 RATER_COLUMNS = [
     "judge",
@@ -51,6 +64,7 @@ RATER_COLUMNS = [
     "advantage",
     "t",
     "p_value",
+    "ties",
     "won",
 ]
 """Columns of ``alt_test.csv``: one row per judge and left-out rater."""
@@ -87,6 +101,20 @@ class AltTest:
     def advantage_probability(self) -> float:
         return float(self.raters["judge_wins"].mean()) if self.tested else math.nan
 
+    @property
+    def power(self) -> float:
+        """Chance of passing for a judge exactly as good as a rater (module doc)."""
+        if not self.tested:
+            return math.nan
+        return pass_power(self.raters["n"], self.raters["ties"], self.epsilon, self.q)
+
+    @property
+    def n_for_80(self) -> float:
+        """Dialogs per rater for 80% power (NaN past `MAX_DIALOGS`)."""
+        if not self.tested:
+            return math.nan
+        return dialogs_for_power(self.raters["ties"], self.epsilon, self.q)
+
     def summary(self) -> dict[str, float | int | bool | None]:
         return {
             "alt_epsilon": self.epsilon,
@@ -95,7 +123,62 @@ class AltTest:
             "alt_winning_rate": self.winning_rate,
             "alt_passed": self.passed,
             "alt_advantage_probability": self.advantage_probability,
+            "alt_power": self.power,
+            "alt_n_for_80": self.n_for_80,
         }
+
+
+def pass_power(
+    n: Any, ties: Any, epsilon: float = DEFAULT_EPSILON, q: float = DEFAULT_Q,
+    simulations: int = POWER_SIMULATIONS, seed: int = 0,
+) -> float:
+    """Chance the test passes when the judge is exactly as good as each rater: rater j's
+    per-dialog differences have mean 0 and variance 1 - ties[j] over n[j] dialogs, its t
+    statistic is noncentral t, and the raters' p-values go through Benjamini-Yekutieli
+    (independent raters assumed); passing is a winning rate of at least 0.5."""
+    from scipy import stats
+
+    n = np.asarray(n, dtype=float)
+    ties = np.asarray(ties, dtype=float)
+    m = len(n)
+    if m == 0:
+        return math.nan
+    rng = np.random.default_rng(seed)
+    p = np.zeros((simulations, m))
+    for j in range(m):
+        sd = math.sqrt(max(0.0, 1.0 - ties[j]))
+        if sd == 0 or n[j] < 2:
+            p[:, j] = 0.0 if sd == 0 else 1.0  # all ties: mean 0 < epsilon (see alt_test)
+            continue
+        t = stats.nct.rvs(n[j] - 1, -epsilon * math.sqrt(n[j]) / sd, size=simulations,
+                          random_state=rng)  # fmt: skip
+        p[:, j] = stats.t.cdf(t, n[j] - 1)
+    harmonic = float(np.sum(1.0 / np.arange(1, m + 1)))
+    below = np.sort(p, axis=1) <= np.arange(1, m + 1) / m * q / harmonic
+    wins = (below * np.arange(1, m + 1)).max(axis=1)
+    return float(np.mean(wins / m >= 0.5))
+
+
+def dialogs_for_power(
+    ties: Any, epsilon: float = DEFAULT_EPSILON, q: float = DEFAULT_Q,
+    target: float = POWER_TARGET,
+) -> float:
+    """The least dialogs per rater (the same for every rater) at which `pass_power`
+    reaches ``target``; NaN when not within `MAX_DIALOGS`."""
+    ties = np.asarray(ties, dtype=float)
+
+    def power(n: int) -> float:
+        return pass_power(np.full(len(ties), n), ties, epsilon, q)
+
+    low, high = 2, 4
+    while power(high) < target:
+        low, high = high, high * 2
+        if high > MAX_DIALOGS:
+            return math.nan
+    while high - low > max(1, low // 50):  # to within 2%
+        middle = (low + high) // 2
+        low, high = (low, middle) if power(middle) >= target else (middle, high)
+    return float(high)
 
 
 def by_rejections(p_values: np.ndarray, q: float = DEFAULT_Q) -> np.ndarray:
@@ -173,7 +256,8 @@ def alt_test(
         judge_score = _neg_rmse(f[mine], others)
         judge_wins = judge_score >= rater_score
         rater_wins = rater_score >= judge_score
-        t, p = _one_sided_p(rater_wins.astype(float) - judge_wins.astype(float), epsilon)
+        differences = rater_wins.astype(float) - judge_wins.astype(float)
+        t, p = _one_sided_p(differences, epsilon)
         rows.append(
             {
                 "rater": str(rater),
@@ -183,6 +267,7 @@ def alt_test(
                 "advantage": float(judge_wins.mean() - rater_wins.mean()),
                 "t": t,
                 "p_value": p,
+                "ties": float((differences == 0).mean()),
             }
         )
     table = pd.DataFrame(rows, columns=RATER_COLUMNS[1:-1])

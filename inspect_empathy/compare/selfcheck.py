@@ -26,6 +26,8 @@ ALT_COLUMNS = [
     "alt_winning_rate",
     "alt_passed",
     "alt_advantage_probability",
+    "alt_power",
+    "alt_n_for_80",
 ]
 
 
@@ -108,10 +110,20 @@ def alt_display(comparison: JudgeComparison) -> tuple[list[str], list[list[str]]
                 "",
                 "",
                 "",
-                f"winning rate {_number(s.get('alt_winning_rate'), 2)}: {verdict}",
+                f"winning rate {_number(s.get('alt_winning_rate'), 2)}: {verdict} "
+                f"({_power(s.get('alt_power'), s.get('alt_n_for_80'))})",
             ]
         )
     return headers, rows
+
+
+def _power(power: Any, n_for_80: Any) -> str:
+    """The test's power for a judge as good as a rater, and the dialogs 80% needs."""
+    if power is None or pd.isna(power):
+        return "power –"
+    need = ("80% needs more than 100,000 dialogs per rater" if n_for_80 is None
+            or pd.isna(n_for_80) else f"80% at {int(n_for_80)} dialogs per rater")  # fmt: skip
+    return f"power {float(power):.0%} for a judge as good as a rater; {need}"
 
 
 def self_display(comparison: JudgeComparison) -> tuple[list[str], list[list[str]]]:
