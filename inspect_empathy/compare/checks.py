@@ -66,6 +66,40 @@ def repeated_samples(
     )
 
 
+def repeated_ids(
+    keys: Sequence[tuple[Any, int]], epochs: int, ids: Sequence[str], scores: Sequence[float]
+) -> None:
+    """Raise LogProblem when a log holds one sample id more often than its run could: twice
+    in one epoch once ids are read as compare names dialogs (``1`` and ``"1"`` are one
+    dialog), or in an epoch beyond the run's ``epochs`` (a log merged from two runs, or
+    edited). ``keys`` are the samples' (id, epoch); ``ids`` and ``scores`` the rows'.
+    Otherwise compare would average the copies as if they were epochs."""
+    beyond = sorted({str(i) for i, epoch in keys if not 1 <= epoch <= epochs})
+    named = Counter((i if isinstance(i, str) else str(i), epoch) for i, epoch in keys)
+    twice = [key for key, n in named.items() if n > 1]
+    if not beyond and not twice:
+        return
+    found: dict[str, list[float]] = {}
+    for sample, score in zip(ids, scores, strict=True):
+        found.setdefault(str(sample), []).append(score)
+    items = [
+        f"sample id {sample!r} appears {named[(sample, epoch)]} times in epoch {epoch} "
+        f"(scores {', '.join(_value(s) for s in found.get(sample, []))})"
+        for sample, epoch in twice
+    ]
+    run = f"{epochs} epoch" + ("s" if epochs != 1 else "")
+    items += [
+        f"sample id {sample!r} appears in epoch(s) "
+        f"{', '.join(str(e) for i, e in keys if str(i) == sample)} of a run of {run} "
+        f"(scores {', '.join(_value(s) for s in found.get(sample, []))})"
+        for sample in beyond
+    ]
+    raise LogProblem(
+        _more(items) + ": a log holds each sample once per epoch, so this one was edited or "
+        "merged; it is not averaged as if it were several epochs"
+    )
+
+
 def off_scale(rows: Sequence[dict[str, Any]]) -> None:
     """Raise LogProblem when a judge score or human rating lies outside 1-5."""
     low, high = SCALE
