@@ -9,6 +9,7 @@ import math
 from pathlib import Path
 
 import pytest
+from inspect_ai.log import read_eval_log, write_eval_log
 from synthetic_logs import HUMAN, sample, samples, write_log
 
 from inspect_empathy.cli import main
@@ -71,7 +72,10 @@ def test_a_sample_repeated_within_an_epoch_is_set_apart_and_named(tmp_path: Path
 
 def test_the_same_id_in_two_epochs_is_still_averaged(tmp_path: Path) -> None:
     rows = samples(GOOD) + [sample("d1", 4.0, HUMAN[0], epoch=2)]
-    write_log(tmp_path / "a.eval", "judge/a", rows)
+    log = write_log(tmp_path / "a.eval", "judge/a", rows)
+    two = read_eval_log(str(log))  # a run of two epochs (one beyond the run's is refused:
+    two.eval.config.epochs = 2  # tests/compare/test_checks.py)
+    write_eval_log(two, str(log))
     comparison = compare_logs(tmp_path, resamples=0)
     d1 = comparison.samples.set_index("id").loc["d1"]
     assert d1["score"] == pytest.approx(4.4) and d1["epochs"] == 2
