@@ -100,7 +100,9 @@ def _judge_mode(log: EvalLog) -> bool:
 
 def cost_lines(log: EvalLog, calls: dict[Key, Tally] | None = None) -> list[str]:
     """For each empathy scorer, what its judge spent per scored dialog, in one line: ``judge
-    openai/gpt-4o: 1.0 calls, 612 input, 1.0 output, 0 reasoning tokens per scored dialog``.
+    openai/gpt-4o: 1 call, 612 input, 1 output, 0 reasoning tokens per scored dialog`` (per
+    scored turn in a per-turn run), and what Inspect recorded it cost where it priced
+    every call (``--model-cost-config``, or a model whose price it knows).
 
     ``calls``: every sample's calls per (model, scorer span) summed (`add_calls`), else
     read from the log's samples. A score of the judge's own output (judge mode) counts the
@@ -126,19 +128,42 @@ def cost_lines(log: EvalLog, calls: dict[Key, Tally] | None = None) -> list[str]
             total.add(tally)
         who = "judge" if own else "grader" if len(spent) == 1 else "graders"
         scored = int(result.scored_samples or 0)
+        unit = "turn" if (log.eval.task_args or {}).get("per_turn") in (True, "true") else "dialog"
         head = f"{who} {', '.join(spent)}: "
+        cost = total.recorded_cost
         if not scored:
             lines.append(
-                head + f"{total.calls} calls, {total.input} input, {total.output} output, "
-                f"{total.reasoning} reasoning tokens, no dialog scored ({result.name})"
+                head + f"{_calls(total.calls)}, {total.input} input, {total.output} output, "
+                f"{total.reasoning} reasoning tokens"
+                + (f", cost {cost:.3g}" if cost is not None else "")
+                + f", no {unit} scored ({result.name})"
             )
             continue
         lines.append(
-            head + f"{total.calls / scored:.1f} calls, {total.input / scored:.0f} input, "
-            f"{total.output / scored:.1f} output, {total.reasoning / scored:.0f} reasoning "
-            f"tokens per scored dialog ({result.name}, {scored} scored)"
+            head + f"{_calls(total.calls / scored)}, {total.input / scored:.0f} input, "
+            f"{_amount(total.output / scored)} output, {total.reasoning / scored:.0f} reasoning "
+            "tokens"
+            + (f", cost {cost / scored:.3g}" if cost is not None else "")
+            + f" per scored {unit} ({result.name}, {scored} scored)"
         )
     return lines
+
+
+def _amount(value: float) -> str:
+    """A count per scored dialog: whole where it is whole (1, 2), else one decimal (6.5)."""
+    return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
+
+
+def _calls(value: float) -> str:
+    return f"{_amount(value)} call" + ("" if value == 1 else "s")
+
+
+def _say(line: str) -> None:
+    """An end-of-run line: shown at Inspect's default log level (warnings) through its
+    display, but labelled INFO, since it is information, not a warning."""
+    record = logger.makeRecord(logger.name, logging.WARNING, __file__, 0, line, None, None)
+    record.levelname = "INFO"
+    logger.handle(record)
 
 
 def judged_by(log: EvalLog) -> str:
@@ -218,4 +243,4 @@ class ScoringSummary(Hooks):
         for line in summary_lines(data.log, reasons if reasons is not None else Counter()):
             logger.warning(line)
         for line in cost_lines(data.log, self._calls.pop(data.eval_id, {})):
-            logger.warning(line)
+            _say(line)

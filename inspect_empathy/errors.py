@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 
 from ._compat import PrerequisiteError
 
@@ -33,9 +34,35 @@ class _PlainError(PrerequisiteError, ValueError):  # type: ignore[misc]
         Exception.__init__(self, message)
         # Inspect prints ``message`` with rich's print: keep it verbatim
         self.message = verbatim_for_rich(f"{self.prefix}{message}")
+        _say_when_quiet()
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+_hooked = False
+
+
+def _say_when_quiet() -> None:
+    """Make an uncaught refusal reach stderr under ``--display none`` too: Inspect prints a
+    `_PlainError` with rich's console, which that display silences, so the run exited 1
+    without a word. Installed once, on the first refusal made; it adds nothing where the
+    console is not quiet (Inspect prints the message there)."""
+    global _hooked
+    if _hooked:
+        return
+    _hooked = True
+    previous = sys.excepthook
+
+    def hook(kind: type[BaseException], error: BaseException, traceback: object) -> None:
+        if isinstance(error, _PlainError):
+            import rich
+
+            if rich.get_console().quiet:
+                print(f"{error.prefix}{error}", file=sys.stderr)
+        previous(kind, error, traceback)  # type: ignore[arg-type]
+
+    sys.excepthook = hook
 
 
 class DatasetError(_PlainError):

@@ -235,9 +235,11 @@ def completions_option(
     """
     if samples is None:
         n = DEFAULT_COMPLETIONS if completions is None else completions
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            # refused whatever the method: a count no method can use is a mistake
-            raise OptionError(f"{prefix}completions must be a whole number >= 1, not {n!r}")
+        # refused whatever the method: a count no method can use is a mistake
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise OptionError(f"{prefix}completions must be a whole number, not {n!r}")
+        if n < 1:
+            raise OptionError(f"{prefix}completions must be at least 1, not {n!r}")
         return n
     if completions is not None and completions != samples:
         raise OptionError(

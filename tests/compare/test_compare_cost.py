@@ -227,11 +227,14 @@ def test_the_report_shows_cost_beside_spearman(
                  "--out", str(out), "--prices", str(prices)])  # fmt: skip
     assert code == 0
     printed = capsys.readouterr().out
-    for text in (printed, (out / "report.md").read_text(), (out / "report.html").read_text()):
+    for text in ((out / "report.md").read_text(), (out / "report.html").read_text()):
         header = next(line for line in text.splitlines() if "calls/ dialog" in line)
-        spearman = header.index("Spearman")
-        assert spearman < header.index("calls/ dialog") < header.index("cost/ dialog")
+        headline = header.index("somers")
+        assert headline < header.index("calls/ dialog") < header.index("cost/ dialog")
         assert "Cost per scored dialog" in text
+    # the terminal's judges table: the cost beside the headline
+    header = next(line for line in printed.splitlines() if "cost/dialog" in line)
+    assert header.index("somers_d_all") < header.index("cost/dialog")
     assert "Spent per scored dialog:" in printed
     assert str(prices) in (out / "report.md").read_text().replace("\\", "")
     summary = json.loads((out / "summary.json").read_text())
@@ -247,21 +250,31 @@ def test_the_end_of_run_line_says_what_the_judge_spent(
     drawn = judge_logs["drawn"]
     used = hand_count(drawn, NO_N)
     [line] = cost_lines(drawn)
+
+    def amount(value: float) -> str:
+        return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
+
     assert line == (
-        f"judge {NO_N}: {used['calls']:.1f} calls, {used['input']:.0f} input, "
-        f"{used['output']:.1f} output, {used['reasoning']:.0f} reasoning tokens per scored "
+        f"judge {NO_N}: {amount(used['calls'])} calls, {used['input']:.0f} input, "
+        f"{amount(used['output'])} output, {used['reasoning']:.0f} reasoning tokens per scored "
         "dialog (empathy_scorer, 30 scored)"
     )
-    # printed by the hook at the end of the run, the grader's in response mode
+    # printed by the hook at the end of the run, the grader's in response mode: labelled
+    # INFO (information), shown at Inspect's default level
     with caplog.at_level(logging.WARNING, logger="inspect_empathy"):
         log = _eval(empathy_response(dataset=str(RESPONSE_JSONL)), tmp_path, LENGTH,
                     model_roles={"grader": LEXICON})  # fmt: skip
     grader = hand_count(log, LEXICON)
     expected = (
-        f"grader {LEXICON}: 1.0 calls, {grader['input']:.0f} input, "
-        f"{grader['output']:.1f} output, 0 reasoning tokens per scored dialog"
+        f"grader {LEXICON}: 1 call, {grader['input']:.0f} input, "
+        f"{amount(grader['output'])} output, 0 reasoning tokens per scored dialog"
     )
-    assert any(r.getMessage().startswith(expected) for r in caplog.records), caplog.text
+    [said] = [r for r in caplog.records if r.getMessage().startswith(expected)]
+    assert said.levelname == "INFO" and said.levelno >= logging.WARNING
+    # a per-turn run counts per scored turn
+    [turns] = cost_lines(_eval(empathy(dataset=str(JUDGES_JSONL), per_turn=True),
+                               tmp_path / "turns", LEXICON, limit=3))  # fmt: skip
+    assert turns.startswith(f"judge {LEXICON}: 1 call, ") and "per scored turn (" in turns
 
 
 # --- whose calls: seats of one model, scorings of one grader ------------------------------
@@ -317,7 +330,7 @@ def test_a_log_rescored_by_its_grader_holds_two_scorings_each_with_its_calls(
     assert table.loc[LEXICON, "calls_per_dialog"] == 1
     assert table.loc[again, "scored"] == 0 and math.isnan(table.loc[again, "spearman"])
     lines = cost_lines(read_eval_log(str(judged.location)))
-    assert len(lines) == 1 and lines[0].startswith(f"judge {LEXICON}: 1.0 calls"), lines
+    assert len(lines) == 1 and lines[0].startswith(f"judge {LEXICON}: 1 call,"), lines
 
 
 @modelapi(name="cachefix")
