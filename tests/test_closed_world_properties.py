@@ -278,16 +278,38 @@ def _split(text: str) -> list[str]:
 
 # -- (c) ----------------------------------------------------------------------------------
 
-FRAGMENTS = (
-    "Score:", "Score: ", "Overall: ", "Final score: ", "I'd give it a ", "The score is ",
-    "Relevance: ", "1. ", "2) ", "- ", "**", "`", '"', "{", "}",
-    "1", "2", "3", "4", "5", "0", "10", "4.5", "3,5", "½",
-    ".", "!", ";", ",", ":", " ", "  ", "\n", "\n\n", "/", "/5", "/10", " out of ", " out of 5",
-    " of ", " of 10", "out", " or ", " to ", "-", "–", " (on a 1-10 scale)", " on a 10-point scale",
-    "(1-5)", "1 to 5", " would", " would need", " means", " is for", " at first glance, but",
-    "The reply", "warm", "o", "t", "T", "O", "a", " not", "n't ", "Four", "five",
+LEADS = ("", "", "", "", "The reply is warm. ", "Okay, so ", "- ", "**", "1. ", "\n")
+LABELS = (
+    "", "", "", "Score: ", "Score: ", "Overall: ", "Final score: ", "I'd give it a ",
+    "I'd give it a ", "**Score:** ", "Score:\n", "Relevance: ", "The score is ",
+    "I wouldn't give it a ", "Score ", '{"score": ',
 )  # fmt: skip
-answers = st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=14).map("".join)
+DIGITS = ("1", "2", "3", "4", "5", "0", "10", "４")
+AFTER = (
+    "", "", ".", ". ", ". ", "!", ";", "\n", "\n\n", "\n\n", "**", " ", " ", ",", "/",
+    " out of 5", "/5", " - ", ":", ")", ".\n", "}",
+)  # fmt: skip
+OVERRULING = (
+    "\nScore: 3", "\nScore: 2", " Score: 5.", "\nFinal score: 1", " would", " would be generous.",
+)  # fmt: skip
+"""Continuations that change what an unclosed or unlabelled score would read."""
+FRAGMENTS = OVERRULING * 4 + (
+    "Score:", "Score: ", "Overall: ", "I'd give it a ", "Relevance: ", "\n1. ", "\n2) ",
+    "- ", "**", "`", '"', "{", "}",
+    "1", "2", "3", "4", "5", "0", "10", "4.5", "3,5", "½", ".5",
+    ".", "!", ";", ",", ":", " ", "\n", "\n\n", "/", "/5", "/10", " out of ", " out of 5",
+    " of ", " of 10", "out", " or ", "or 4", " to ", "to 5", "-", "- 5", "–", " (on a 1-10 scale)",
+    " on a 10-point scale", "(1-5)", "1 to 5", " would need", " means", " is for",
+    " at first glance, but", "The reply", "The reply", "Th", "warm", "o", "t", "T", "O", "a",
+    " not", "n't ", "Four", "five",
+)  # fmt: skip
+tails = st.lists(st.sampled_from(FRAGMENTS), max_size=10).map("".join)
+answers = st.tuples(
+    st.sampled_from(LEADS), st.sampled_from(LABELS), st.sampled_from(DIGITS),
+    st.sampled_from(AFTER), tails,
+).map("".join)  # fmt: skip
+"""An opening (reasoning, a bullet, nothing), a label or none, a number, what closes it or
+not, then anything: more text, other labelled scores, other scales, ranges, fractions."""
 
 
 def cut(text: str) -> ChatCompletionChoice:
@@ -301,7 +323,7 @@ def read(text: str, cut_off: bool) -> float | None:
     return judge_output(ModelOutput(model="judge", choices=[choice]), "parse", 1, False).value
 
 
-@settings(QUICK, max_examples=400)
+@settings(QUICK, max_examples=600)
 @given(answer=answers)
 def test_every_prefix_marked_cut_scores_the_complete_answer_or_nothing(answer: str) -> None:
     complete = read(answer, cut_off=False)
@@ -310,8 +332,8 @@ def test_every_prefix_marked_cut_scores_the_complete_answer_or_nothing(answer: s
         assert prefix is None or complete is None or prefix == complete, (answer[:end], answer)
 
 
-@settings(QUICK, max_examples=600)
-@given(prefix=answers, continuation=answers)
+@settings(QUICK, max_examples=800)
+@given(prefix=answers, continuation=tails)
 def test_a_cut_answer_read_is_read_alike_by_every_accepted_continuation(
     prefix: str, continuation: str
 ) -> None:
