@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from hypothesis import HealthCheck, given, settings
@@ -251,18 +252,23 @@ def test_the_weighted_score_is_the_answers_own_under_any_tokens(
     assert math.isclose(alone[0], expected, abs_tol=1e-9)
     # the reasoning's own tokens, with score-like tokens of other weights, before the answer's
     reasoning = data.draw(reasoning_text)
+    if data.draw(st.booleans()):
+        reasoning += "\nDraft: " + answer  # the answer itself, drafted in the reasoning
     content = with_reasoning(form, reasoning, answer)
     raw = content if isinstance(content, str) else reasoning + "\n\n" + answer
     before = raw[: len(raw) - len(raw.rsplit(answer, 1)[1]) - len(answer)]
+    # the reasoning's tokens: each digit its own token, weighed otherwise than the answer's
     decoys = [
         Logprob(
             token=piece,
-            logprob=-0.01,
+            logprob=math.log(0.5),
             top_logprobs=[
                 TopLogprob(token=piece, logprob=math.log(0.5)),
-                TopLogprob(token="1", logprob=math.log(0.4)),
+                TopLogprob(token=piece.replace(piece.strip(), "1"), logprob=math.log(0.4)),
             ],
-        )  # fmt: skip
+        )
+        if piece.strip().isdigit()
+        else Logprob(token=piece, logprob=-0.01)
         for piece in _split(before)
     ]
     after = [*decoys, *tokens]
@@ -273,7 +279,8 @@ def test_the_weighted_score_is_the_answers_own_under_any_tokens(
 
 
 def _split(text: str) -> list[str]:
-    return [text[i : i + 3] for i in range(0, len(text), 3)]
+    """Tokens as a tokenizer that splits digits cuts them: a digit (with its space) alone."""
+    return re.findall(r" ?\d|[^\d]{1,3}", text)
 
 
 # -- (c) ----------------------------------------------------------------------------------
