@@ -409,12 +409,15 @@ def read_rows(path: Path, sheet: str | None = None) -> tuple[list[str], list[lis
                 raise DatasetError(
                     f"{path}: no sheet {sheet!r} (sheets: {', '.join(book.sheetnames)})"
                 )
-            rows = [list(r) for r in book[sheet or book.sheetnames[0]].iter_rows(values_only=True)]
+            name = sheet or book.sheetnames[0]
+            rows = [list(r) for r in book[name].iter_rows(values_only=True)]
         finally:
             book.close()
         if not rows:
             raise DatasetError(f"{path}: the sheet is empty")
         header = ["" if v is None else str(v).strip() for v in rows[0]]
+        if any(v is None for row in rows[1:] for v in row):
+            _mark_uncached_formulas(path, name, rows)
         return header, rows[1:]
     import csv
 
@@ -427,6 +430,33 @@ def read_rows(path: Path, sheet: str | None = None) -> tuple[list[str], list[lis
     if not table:
         raise DatasetError(f"{path}: the file is empty")
     return [h.strip() for h in table[0]], table[1:]
+
+
+@dataclass(frozen=True)
+class UncachedFormula:
+    """An .xlsx cell holding a formula whose value was never saved (the workbook was written
+    by a program that does not compute formulas): there is no value to read. As an id it
+    is an empty cell; as a rating, an unreadable one (`read_cell` names the formula)."""
+
+    formula: str
+
+    def __str__(self) -> str:
+        return ""
+
+
+def _mark_uncached_formulas(path: Path, sheet: str, rows: list[list[Any]]) -> None:
+    """Put an `UncachedFormula` where a cell read as empty holds a formula (the workbook
+    read again for its formulas, only when some cell was empty)."""
+    import openpyxl
+
+    book = openpyxl.load_workbook(path, read_only=True, data_only=False)
+    try:
+        for row, formulas in zip(rows, book[sheet].iter_rows(values_only=True), strict=False):
+            for column, formula in enumerate(formulas[: len(row)]):
+                if row[column] is None and isinstance(formula, str) and formula.startswith("="):
+                    row[column] = UncachedFormula(formula)
+    finally:
+        book.close()
 
 
 def _index(header: list[str], names: Sequence[str], path: Path) -> list[int]:
@@ -466,6 +496,12 @@ def read_cell(cell: Any, source: Source) -> float | None:
 
     Out-of-scale values raise with kind ``out of scale`` and are never clipped.
     """
+    if isinstance(cell, UncachedFormula):
+        raise RecordProblem(
+            UNREADABLE,
+            f"a formula ({_short(cell.formula)}) with no saved value: open the workbook in a "
+            "spreadsheet program and save it, so that its values are stored",
+        )
     if cell is None or (isinstance(cell, str) and not cell.strip()):
         return None
     value: Any = cell
@@ -564,8 +600,10 @@ def _read_source(
         row_key = _key(row, id_cols)
         if row_key is None:
             report.rows += len(cells)
+            formulas = [c.formula for c in row if isinstance(c, UncachedFormula)]
+            why = f" (a formula with no saved value: {formulas[0]})" if formulas else ""
             report.bad.append(BadCell(source.file.name, number, "/".join(source.id), UNREADABLE,
-                                      "", "empty id"))  # fmt: skip
+                                      "", "empty id" + why))  # fmt: skip
             continue
         for responder, value_col in cells:
             report.rows += 1

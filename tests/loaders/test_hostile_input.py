@@ -272,3 +272,120 @@ def test_extra_cells_beyond_the_header_are_a_problem_with_the_line(tmp_path: Pat
     )
     assert "extra.csv:4: row has 4 cells, the header 3: cells beyond it" in error(path)
     assert [s.id for s in load_dialogs(path, on_invalid="skip")] == ["a"]
+
+
+# --- one path rule: resolved once, after symlinks, inside the folder, nothing expanded ------
+
+EPITOME = Path(__file__).parents[1] / "fixtures" / "loaders" / "epitome"
+
+
+def test_an_epitome_folder_member_that_leads_outside_is_refused(tmp_path: Path) -> None:
+    """A member of a dataset folder that is a symlink out of it is not read, not even with
+    ``on_invalid=skip`` (it was read: its line 3 was named in the error)."""
+    folder, outside = tmp_path / "corpus", tmp_path / "elsewhere"
+    folder.mkdir()
+    outside.mkdir()
+    for member in EPITOME.iterdir():
+        (folder / member.name).write_bytes(member.read_bytes())
+    name = "explorations-reddit.csv"
+    (outside / name).write_bytes((EPITOME / name).read_bytes())
+    (folder / name).unlink()
+    (folder / name).symlink_to(outside / name)
+    for on_invalid in ("fail", "skip"):
+        message = error(folder, on_invalid=on_invalid)
+        assert f"explorations {name!r} reads {(outside / name).resolve()}, outside the folder" in (
+            message
+        )
+    (folder / name).unlink()
+    (folder / name).write_bytes((EPITOME / name).read_bytes())
+    assert len(load_dialogs(folder)) > 0  # the same files inside the folder load
+
+
+def test_a_spec_expands_no_variable_it_does_not_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    jsonl(home / "x.jsonl", {"id": "a", "turns": TURNS})
+    monkeypatch.setenv("HOME", str(home))
+    spec = tmp_path / "specs" / "s.yaml"
+    spec.parent.mkdir()
+    spec.write_text("path: ${HOME}/x.jsonl\n", "utf-8")
+    assert "names the environment variable HOME, which the spec does not list" in error(spec)
+    spec.write_text("path: ~/x.jsonl\n", "utf-8")
+    assert "'~/x.jsonl' is not expanded (no ~, no ${NAME})" in error(spec)
+    spec.write_text("path: x.jsonl\nemotional_reactions: ${HOME}/x.jsonl\n", "utf-8")
+    assert "emotional_reactions '${HOME}/x.jsonl' is not expanded" in error(spec)
+    spec.write_text("path: ${HOME}/x.jsonl\nenvironment: [HOME]\n", "utf-8")
+    dataset = load_dialogs(spec)  # the spec says so: the variable's folder is read
+    assert [s.id for s in dataset] == ["a"]
+    assert f"path ${{HOME}} read from {(home / 'x.jsonl').resolve()}" in (
+        skipped_summary(dataset)["notes"][0]  # type: ignore[index]
+    )
+    spec.write_text("path: ${HOME}/x.jsonl\nenvironment: HOME; rm\n", "utf-8")
+    assert "spec key 'environment' lists the environment variables" in error(spec)
+
+
+def test_a_rater_file_that_leads_outside_the_folder_is_refused(tmp_path: Path) -> None:
+    root, outside = tmp_path / "study", tmp_path / "elsewhere"
+    root.mkdir()
+    outside.mkdir()
+    (root / "d.csv").write_text("id,context,response\na,I feel low,That sounds hard\n", "utf-8")
+    (root / "r1.csv").write_text("id,level\na,1\n", "utf-8")
+    (outside / "r2.csv").write_text("id,level\na,2\n", "utf-8")
+    (root / "r2.csv").symlink_to(outside / "r2.csv")
+    spec = root / "raters.yaml"
+    spec.write_text(
+        "format: raters\npath: .\nid: [id]\ndimension: level\nscale: [0, 2]\n"
+        "dialogs: {file: d.csv, context: context, response: response}\n"
+        "raters: {one: r1.csv, two: r2.csv}\n",
+        "utf-8",
+    )
+    assert f"'r2.csv' reads {(outside / 'r2.csv').resolve()}, outside the folder" in error(spec)
+
+
+# --- a spec's name is one line of plain text -------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["x\x1b]0;pwned\x07", "a\x1b[31mred", "tab\there", "csi\x9b2J"])
+def test_a_spec_name_with_a_control_character_is_refused(tmp_path: Path, name: str) -> None:
+    """A terminal escape in ``name:`` would reach the terminal raw through Inspect's display
+    (an OSC sequence changes the window title); ids and turns are refused alike."""
+    jsonl(tmp_path / "d.jsonl", {"id": "a", "turns": TURNS})
+    spec = tmp_path / "s.json"
+    spec.write_text(json.dumps({"path": "d.jsonl", "name": name}), "utf-8")
+    bad = next(c for c in name if ord(c) < 32 or 127 <= ord(c) < 160)
+    assert f"spec key 'name' holds the control character U+{ord(bad):04X}" in error(spec)
+    spec.write_text(json.dumps({"path": "d.jsonl", "name": "plain name"}), "utf-8")
+    assert load_dialogs(spec).name == "plain name"
+
+
+# --- an .xlsx rating cell holding a formula with no saved value --------------------------------
+
+
+def test_an_xlsx_formula_without_a_saved_value_is_named(tmp_path: Path) -> None:
+    """A workbook written by a program that does not compute formulas (openpyxl, pandas)
+    holds formulas with no cached value: such a rating cell was counted as empty and never
+    named, while a date or a boolean beside it was. It is named, with its formula."""
+    import datetime
+
+    openpyxl = pytest.importorskip("openpyxl")
+    from inspect_empathy.loaders.raters import read_rated
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(["id", "level"])
+    cells = (["a", 4], ["b", "=2+2"], ["c", True], ["d", datetime.date(2024, 1, 2)], ["e", None])
+    for row in cells:
+        sheet.append(row)
+    sheet.append(["=CONCAT(\"f\",\"x\")", 3])  # an id formula: an empty id, as before
+    book.save(tmp_path / "r.xlsx")
+    mapping = {"id": ["id"], "scale": [1, 5], "dimension": "level", "bad_cells": "missing",
+               "raters": {"one": "r.xlsx"}}  # fmt: skip
+    table = read_rated(tmp_path, mapping)
+    bad = {(c.row, c.detail) for s in table.sources for c in s.bad}
+    assert (3, "a formula (=2+2) with no saved value: open the workbook in a spreadsheet "
+            "program and save it, so that its values are stored") in bad  # fmt: skip
+    assert {row for row, _ in bad} == {3, 4, 5, 7}  # the formula, boolean, date, id formula
+    assert (7, 'empty id (a formula with no saved value: =CONCAT("f","x"))') in bad
+    assert table.raters["one"] == {"a": 4.0}
