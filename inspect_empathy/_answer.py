@@ -48,6 +48,17 @@ REASONING_TAGS: tuple[tuple[str, str, str], ...] = (
         "Bespoke-Stratos, OpenThoughts, Sky-T1 (their system prompt: Thought and Solution)",
     ),
     (
+        r"<\|START_THINKING\|>",
+        r"<\|END_THINKING\|>",
+        "Cohere Command A Reasoning (sglang/srt/parser/reasoning_parser.py, the Cohere "
+        "detectors; vllm/reasoning/ Cohere parser)",
+    ),
+    (
+        r"Here is my thought process:",
+        r"Here is my response:",
+        "IBM Granite 3.2+ thinking (vllm/reasoning/granite_reasoning_parser.py)",
+    ),
+    (
         r"<\|channel\|>\s*analysis\s*<\|message\|>",
         r"<\|channel\|>\s*final\s*<\|message\|>",
         "gpt-oss without a reasoning parser, OpenAI harmony format "
@@ -62,12 +73,13 @@ _OPENING = re.compile("|".join(f"(?:{o})" for o, _, _ in REASONING_TAGS), re.IGN
 _CLOSING = re.compile("|".join(f"(?:{c})" for _, c, _ in REASONING_TAGS), re.IGNORECASE)
 _CLOSING_BYTES = re.compile(_CLOSING.pattern.encode("utf-8"), re.IGNORECASE)
 _WRAPPERS = re.compile(
-    r"<\|(?:begin_of_solution|end_of_solution|return|end|start)\|>|<answer>|</answer>",
+    r"<\|(?:begin_of_solution|end_of_solution|return|end|start|START_RESPONSE|END_RESPONSE"
+    r"|START_TEXT|END_TEXT)\|>|<answer>|</answer>",
     re.IGNORECASE,
 )
 """Markers around an answer (Bespoke-Stratos' solution tags; harmony's ``<|return|>``;
-Hunyuan's ``<answer>``, vllm/reasoning/hunyuan_a13b_reasoning_parser.py): blanked before
-reading, offsets kept."""
+Cohere's response and text markers; Hunyuan's ``<answer>``,
+vllm/reasoning/hunyuan_a13b_reasoning_parser.py): blanked before reading, offsets kept."""
 
 
 class NoAnswer(ScoreParseError):

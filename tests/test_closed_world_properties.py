@@ -115,6 +115,8 @@ FORMS = (
         "<|begin_of_thought|>\n",
         "\n<|end_of_thought|>\n\n<|begin_of_solution|>\n",
     ),
+    Form("cohere", "<|START_THINKING|>", "<|END_THINKING|><|START_RESPONSE|>"),
+    Form("granite", "Here is my thought process:\n", "\nHere is my response:\n"),
     Form(
         "harmony",
         "<|channel|>analysis<|message|>",
@@ -131,6 +133,8 @@ def with_reasoning(form: Form, reasoning: str, answer: str) -> str | list:
         tail = "\n<|end_of_solution|>"
     elif form.name == "harmony":
         tail = "<|return|>"
+    elif form.name == "cohere":
+        tail = "<|END_RESPONSE|>"
     return f"{form.opening}{reasoning}{form.closing}{answer}{tail}"
 
 
