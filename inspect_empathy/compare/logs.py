@@ -530,7 +530,9 @@ def _score_rows(summary: EvalSampleSummary, default_judge: str) -> list[ScoreRow
         reason = _text(meta.get("unscored_reason"))
         if reason is None and math.isnan(value):
             reason = _text(score.explanation) or "no score value"
-        answer = _answer(score.answer, score.explanation)
+        # response mode: the Score's answer is the reply graded, the grader's words are in
+        # its metadata (``grader_answer``)
+        answer = _answer(meta.get("grader_answer", score.answer), score.explanation)
         rows.append(ScoreRow(name, judge, value, _text(meta.get("method")), reason, meta, answer))
     return rows
 
