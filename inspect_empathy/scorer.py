@@ -212,14 +212,17 @@ def empathy_scorer(
         if len(judges) == 1 and judges[0] is None:
             context["self_graded"] = True
             _warn_self_graded(role.name)
+        # the Score's answer is the reply graded (model_graded_qa's convention: the sample
+        # list shows it), the grader's words are in its metadata and explanation
+        reply = turns[-1].content
         if len(judges) == 1:
             # one grader: awaited directly (collect() would add a task group and a span,
             # two more events in every sample's transcript)
             name, judgement = await _judge_with(judges[0], prompt, options)
-            return to_score(judgement, {**context, "grader": name})
+            return to_score(judgement, {**context, "grader": name}, graded=reply)
         judgements = await collect(*[_judge_with(judge, prompt, options) for judge in judges])
         judgements = _unique_names(judgements)
-        return panel_score(judgements, aggregate, context, state.epoch)
+        return panel_score(judgements, aggregate, context, state.epoch, graded=reply)
 
     return score
 
@@ -651,13 +654,25 @@ def judgement_metadata(judgement: Judgement) -> dict[str, Any]:
     }
 
 
-def to_score(judgement: Judgement, context: dict[str, Any]) -> Score:
-    """A Score (or an unscored Score with its reason) for one judgement."""
+GRADER_ANSWER_KEY = "grader_answer"
+"""Score metadata key (response mode): the grader's own words; the Score's ``answer`` is
+the reply it graded."""
+
+
+def to_score(judgement: Judgement, context: dict[str, Any], graded: str | None = None) -> Score:
+    """A Score (or an unscored Score with its reason) for one judgement. ``graded``: the
+    reply a grader scored (response mode), which becomes the Score's ``answer`` (Inspect's
+    convention: the answer graded), the grader's words going to ``grader_answer`` in the
+    metadata; without it (judge mode) the answer is the judge's own words."""
     metadata = {**context, **judgement_metadata(judgement)}
+    answer = judgement.raw
+    if graded is not None:
+        metadata[GRADER_ANSWER_KEY] = judgement.raw
+        answer = graded
     if judgement.value is None:
         return Score.unscored(
             reason="grader_failed",
-            answer=judgement.raw,
+            answer=answer,
             explanation=_explain(judgement),
             metadata=metadata,
         )
@@ -665,7 +680,7 @@ def to_score(judgement: Judgement, context: dict[str, Any]) -> Score:
         # the exact weighted score (metrics and compare read it); the explanation shows
         # it rounded for reading
         value=judgement.value,
-        answer=judgement.raw,
+        answer=answer,
         explanation=_explain(judgement),
         metadata=metadata,
     )
@@ -676,8 +691,10 @@ def panel_score(
     aggregate: Aggregate,
     context: dict[str, Any],
     epoch: int = 1,
+    graded: str | None = None,
 ) -> Score:
-    """Combine a panel's judgements: mean (or median) of the judges that scored.
+    """Combine a panel's judgements: mean (or median) of the judges that scored. The
+    answer is the reply graded (``graded``), each judge's words in ``judges`` (``raw``).
 
     The explanation names the ``epoch``: Inspect's own epoch reducers keep an
     explanation only where every epoch's is the same, so a reduction that kept one
@@ -696,12 +713,15 @@ def panel_score(
     )
     if not values:
         return Score.unscored(
-            reason="grader_failed", explanation="no judge scored: " + explanation, metadata=metadata
+            reason="grader_failed",
+            answer=graded,
+            explanation="no judge scored: " + explanation,
+            metadata=metadata,
         )
     value = statistics.fmean(values) if aggregate == "mean" else statistics.median(values)
     return Score(
         value=float(value),
-        answer=" | ".join(j.raw for _, j in judgements),
+        answer=graded if graded is not None else " | ".join(j.raw for _, j in judgements),
         explanation=f"panel {aggregate} = {value:.3f}; {explanation}",
         metadata=metadata,
     )
