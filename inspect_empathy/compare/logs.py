@@ -47,7 +47,14 @@ from .._usage import (
 from ..dialogs import HUMAN_KEY, reply_words
 from ..dialogs import rater_ratings as dialog_rater_ratings
 from ..metrics import UNCALIBRATED_KEY
-from .checks import LogProblem, off_scale, repeated_samples, same_ratings, unfinished_reason
+from .checks import (
+    LogProblem,
+    off_scale,
+    repeated_ids,
+    repeated_samples,
+    same_ratings,
+    unfinished_reason,
+)
 from .comparison import SCORER, CompareError, LogSource
 
 if TYPE_CHECKING:
@@ -530,9 +537,7 @@ def _score_rows(summary: EvalSampleSummary, default_judge: str) -> list[ScoreRow
         reason = _text(meta.get("unscored_reason"))
         if reason is None and math.isnan(value):
             reason = _text(score.explanation) or "no score value"
-        # response mode: the Score's answer is the reply graded, the grader's words are in
-        # its metadata (``grader_answer``)
-        answer = _answer(meta.get("grader_answer", score.answer), score.explanation)
+        answer = _answer(score.answer, score.explanation)
         rows.append(ScoreRow(name, judge, value, _text(meta.get("method")), reason, meta, answer))
     return rows
 
@@ -639,6 +644,8 @@ def read_rows(path: str, log: EvalLog) -> list[dict[str, Any]]:
         for row in rows:
             scores.setdefault((row["id"], row["epoch"]), []).append(row["score"])
         repeated_samples(keys, scores)
+    ids, scores_ = [r["id"] for r in rows], [r["score"] for r in rows]
+    repeated_ids(keys, log.eval.config.epochs or 1, ids, scores_)  # a merged or edited log
     off_scale(rows)
     return rows
 
