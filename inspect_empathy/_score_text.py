@@ -98,15 +98,20 @@ _SCORE_IS = re.compile(
     r"\s+$",
     re.IGNORECASE,
 )
-_CJK_SCORE_IS = re.compile(r"(?:得分|评分|評分|分数|分數|打分|スコア|評価|점수)\s*$")
-"""A CJK score word written right before its number, without a colon (``得分4分``)."""
+_SCORE_BARE = re.compile(
+    r"\b(?:score|rating)\s*(?:[-–—]\s*)?$|(?:得分|评分|評分|分数|分數|打分|スコア|評価|점수)\s*$",
+    re.IGNORECASE,
+)
+"""A score word right before its number without a colon (``Score 4``, ``Rating - 4``,
+``得分4分``)."""
 _OPENS = re.compile(r"\s*(?:[-•]\s*)?$")
 _OVERALL = re.compile(r"\b(?:overall|final|total)\b", re.IGNORECASE)
 _ASPECT = re.compile(
     r"relevan|tone|supportive|understanding|constructive|emotion|step", re.IGNORECASE
 )
 _SCORE_WORD = re.compile(
-    r"\b(?:score|rating|rate|empathetical|empathetic|empathy|evaluation\s+form)\b"
+    r"\b(?:score|rating|rate|empathetical|empathetic|empathy|evaluation|verdict|grade"
+    r"|answer|result|assessment|judge?ment)\b"
     r"|得分|评分|評分|分数|分數|打分|スコア|評価|점수",
     re.IGNORECASE,
 )
@@ -148,7 +153,9 @@ def _label_before(prefix: str, line_above: str | None, after: str = "") -> Label
     match = _LABEL.search(prefix)
     if match:
         return _label_kind(match.group(1))
-    if _CJK_SCORE_IS.search(prefix):
+    if _SCORE_BARE.search(prefix):
+        if _DENIED.search(prefix) or _HYPOTHETICAL.match(after):
+            return "none"
         return "overall"
     if not prefix.strip() and line_above is not None:
         above = _LABEL.fullmatch(line_above.strip())
