@@ -23,12 +23,10 @@ from ._answer import (
     read_answer,
     score_token_index,
     token_bytes,
-    token_score,
+    token_score,  # noqa: F401  (the score a token stands for: read here by callers)
     verdict,
 )
 from ._score_text import SCORES, ScoreMatch, ScoreParseError
-
-__all__ = ["LogprobsMissing", "choice_text", "score_token_index", "token_score"]
 
 Method = Literal["auto", "logprobs", "samples", "parse"]
 METHODS: tuple[str, ...] = ("auto", "logprobs", "samples", "parse")
