@@ -188,6 +188,10 @@ def test_a_multi_chatbot_corpus_through_every_table_and_csv(
     ids = {f"{c}/{b}" for c in contexts(14) for b in BOTS}
     samples = pd.read_csv(out / "samples.csv", dtype=str, keep_default_na=False)
     assert set(samples["id"]) == ids
+    for name in ("disagreements.csv", "humans.csv", "judges_vs_humans.csv"):
+        assert (out / name).is_file()
+    worst = pd.read_csv(out / "disagreements.csv", dtype=str, keep_default_na=False)
+    assert len(worst) and set(worst["id"]) <= ids
     own = samples.set_index("id")["unscored_reason: published:gpt-4o"]
     assert (own[[f"{c}/openai/gpt-4o" for c in contexts(14)]]
             == "its own model's reply (left out: own_replies)").all()  # fmt: skip
