@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from inspect_ai.model import (
     ChatCompletionChoice,
     ChatMessageAssistant,
@@ -156,3 +160,137 @@ def test_the_rule_settles_a_sure_judge_fast_and_a_split_one_slowly() -> None:
     assert abs(errors.mean()) < 0.08
     # about 0.26: worse than fixed 20's 0.11 on such a judge (benchmarks/sequential.py)
     assert float(np.sqrt((errors**2).mean())) < 0.3
+
+
+# -- thinking room, and a prompt too long for the context ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("traits", "user", "room"),
+    [
+        (JudgeTraits("plain"), {}, 0),
+        (JudgeTraits("plain"), {"reasoning_tokens": 3000}, 3000),
+        (JudgeTraits("plain"), {"reasoning_effort": "high"}, 16000),
+        (JudgeTraits("plain"), {"reasoning_effort": "none"}, 0),
+        (RESPONSES, {}, 2048),
+        (RESPONSES, {"reasoning_tokens": 1024}, 2048),  # never less than what it always uses
+        (RESPONSES, {"reasoning_tokens": 8000}, 8000),
+    ],
+)
+def test_thinking_gets_room_in_the_bound(
+    traits: JudgeTraits, user: dict[str, object], room: int
+) -> None:
+    from inspect_empathy._judge_call import thinking_room
+
+    assert thinking_room(traits, user)[0] == room
+    request = plan_request(traits, "parse", 20, False, GenerateConfig(**user))  # type: ignore[arg-type]
+    assert request.bound == 24 + room
+
+
+def test_a_bound_at_or_below_the_thinking_budget_is_raised_and_said() -> None:
+    request = plan_request(JudgeTraits("Anthropic"), "parse", 20, False,
+                           GenerateConfig(max_tokens=2048, reasoning_tokens=2048))  # fmt: skip
+    assert request.bound == 2072 and any("raised to 2072" in n for n in request.notes)
+    kept = plan_request(JudgeTraits("Anthropic"), "parse", 20, False,
+                        GenerateConfig(max_tokens=2049, reasoning_tokens=2048))  # fmt: skip
+    assert kept.bound == 2049
+
+
+class SdkError(Exception):
+    """As the openai SDK raises an HTTP error: status, parsed body, ``Error code`` message."""
+
+    def __init__(self, status: int, body: object) -> None:
+        super().__init__(f"Error code: {status} - {body}")
+        self.status_code = status
+        self.body = body
+        self.message = str(self)
+
+
+class InspectError(RuntimeError):
+    """As Inspect wraps it (ModelGenerateError): the whole request quoted in the message."""
+
+    def __init__(self, request: str, cause: SdkError) -> None:
+        super().__init__(f"\nRequest:\n{request}\n\n{cause!r}")
+        self.status_code = cause.status_code
+        self.provider_message = str(cause)
+
+
+def _raised(request: str, status: int, body: object) -> BaseException:
+    cause = SdkError(status, body)
+    try:
+        raise InspectError(request, cause) from cause
+    except InspectError as ex:
+        return ex
+
+
+WORDINGS = {
+    "gemini": (400, "The input token count ({a}) exceeds the maximum number of tokens allowed "
+                    "({b})."),
+    "mistral": (400, "Prompt contains {a} tokens, too large for model with {b} maximum context "
+                     "length"),
+    "groq": (413, "Request too large for model `m` in organization `o` service tier `on_demand` "
+                  "on tokens per minute (TPM): Limit {b}, Requested {a}, please reduce your "
+                  "message size and try again."),
+    "vllm": (400, "This model's maximum context length is {b} tokens. However, you requested "
+                  "{a} tokens ({a} in the messages, 24 in the completion)."),
+    "vllm-engine": (400, "The decoder prompt (length {a}) is longer than the maximum model "
+                         "length of {b}."),
+}  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    service=st.sampled_from(sorted(WORDINGS)),
+    a=st.integers(1, 10**7),
+    b=st.integers(1, 10**7),
+    dialog=st.text(max_size=200),
+    listed=st.booleans(),
+)
+def test_a_context_refusal_is_read_from_the_body_alone(
+    service: str, a: int, b: int, dialog: str, listed: bool
+) -> None:
+    """Over services, numbers, body shapes (Gemini's list) and any dialog in the request:
+    the provider's words are returned; the same words quoted only in the request, or under
+    another status, are no refusal."""
+    from inspect_empathy._providers import context_refusal
+
+    status, wording = WORDINGS[service]
+    words = wording.format(a=a, b=b)
+    body: object = {"message": words, "type": "invalid_request_error"}
+    if listed:
+        body = [{"error": {"code": status, "message": words}}]
+    request = json.dumps({"messages": [{"role": "user", "content": dialog}]})
+    assert context_refusal(_raised(request, status, body)) == " ".join(words.split())
+    quoted = json.dumps({"messages": [{"role": "user", "content": dialog + words}]})
+    assert context_refusal(_raised(quoted, 400, {"message": "Invalid request."})) is None
+    other = 429 if status != 429 else 400
+    assert context_refusal(_raised(request, other, body)) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "thinking", "quiet"),
+    [
+        ("claude-3-5-haiku-latest", "none", ()),
+        ("claude-3-7-sonnet-20250219", "none", ()),
+        ("claude-sonnet-4-5-20250929", "none", ()),
+        ("claude-sonnet-4-6", "none", ()),
+        ("claude-opus-4-7", "always", ()),
+        ("claude-opus-4-8", "always", ()),
+        ("claude-sonnet-5", "optional", (("reasoning_effort", "none"),)),
+        ("claude-opus-5-20260922", "optional", (("reasoning_effort", "none"),)),
+        ("claude-haiku-5-5", "optional", (("reasoning_effort", "none"),)),
+        ("claude-sonnet-5-5", "optional", (("reasoning_effort", "none"),)),
+        ("claude-opus-5-5", "always", (("reasoning_effort", "low"),)),
+        ("claude-fable-5-1", "always", (("reasoning_effort", "low"),)),
+        ("claude-mythos-preview", "always", (("reasoning_effort", "low"),)),
+        ("claude-opus-6", "always", (("reasoning_effort", "low"),)),
+        ("anthropic.claude-sonnet-5-v1:0", "optional", (("reasoning_effort", "none"),)),
+    ],
+)
+def test_each_claude_thinks_as_its_sources_say(name: str, thinking: str, quiet: tuple) -> None:
+    from inspect_empathy._providers import _anthropic_traits
+
+    traits = _anthropic_traits(f"anthropic/{name}")
+    assert (traits.thinking, traits.quiet, traits.logprobs, traits.max_choices) == (
+        thinking, quiet, False, 1
+    )

@@ -417,6 +417,9 @@ def claude_run(model: str, tmp_path: Path, **config: Any) -> EvalLog:
         ("anthropic/claude-mythos-5-1", {}, {"type": "adaptive"}, 2072),
         # sources disagree: nothing sent about thinking, room left for it
         ("anthropic/claude-opus-4-7", {}, None, 2072),
+        # an effort the user chose is kept, with room for the budget Inspect sends for it
+        ("anthropic/claude-sonnet-5", {"reasoning_effort": "medium"}, {"type": "adaptive"},
+         10024),
     ],
 )
 def test_claude_with_thinking_scores_every_dialog(
@@ -432,7 +435,7 @@ def test_claude_with_thinking_scores_every_dialog(
         assert (sent and {k: sent[k] for k in thinking}) == thinking, body
         assert body["max_tokens"] == bound, body
         if thinking == {"type": "adaptive"}:
-            assert body["output_config"]["effort"] == "low", body
+            assert body["output_config"]["effort"] == config.get("reasoning_effort", "low")
     assert not claude_server.refused()
 
 
