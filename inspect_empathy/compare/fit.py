@@ -63,7 +63,7 @@ def calibrate_logs(
                 "dataset's replies, not the model's): calibrate on judge-mode logs"
             )
         name = Path(display_path(header["log"])).name
-        for row in rows:
+        for row in rows.records():
             per_judge = pairs.setdefault(row["judge_model"], {})
             # one dialog (its id and content) is one point, however many logs judged it
             per_judge.setdefault((row["id"], row["content"]), []).append(

@@ -12,11 +12,13 @@ dialogs are never joined, and the ones set apart are listed with the reason.
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import math
 import multiprocessing as mp
 import os
 import sys
+import urllib.parse
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -28,8 +30,6 @@ from inspect_ai.log import (
     EvalSampleSummary,
     list_eval_logs,
     read_eval_log,
-    read_eval_log_sample_summaries,
-    read_eval_log_samples,
 )
 
 from .._rubric import rubric_label
@@ -47,6 +47,7 @@ from .._usage import (
 from ..dialogs import HUMAN_KEY, reply_words
 from ..dialogs import rater_ratings as dialog_rater_ratings
 from ..metrics import UNCALIBRATED_KEY
+from ._logged import READERS, LoggedSample
 from .checks import (
     LogProblem,
     off_scale,
@@ -86,23 +87,61 @@ class LoadedScores:
 
 
 def find_logs(sources: Iterable[LogSource]) -> list[str]:
-    """Log files named by ``sources``: log files, folders and eval-set folders (recursive)."""
+    """Log files named by ``sources``, each as a plain absolute path: log files, folders and
+    eval-set folders (recursive), ``file://`` addresses and glob patterns (``logs/*.eval``).
+
+    However a log is named, it comes back as the same path, so every log is read the same
+    way (Inspect lists a folder's logs as ``file://`` addresses: they are turned into paths).
+    """
     found: list[str] = []
     sources = list(sources)
     for source in sources:
-        path = Path(source)
-        if path.is_dir():
-            names = [info.name for info in list_eval_logs(str(path), recursive=True)]
-            found.extend(sorted(names))
-        elif path.is_file():
-            found.append(str(path.resolve()))
-        else:
-            raise CompareError(f"{source}: no such log file or folder")
+        for path in _named(source):
+            if path.is_dir():
+                names = [
+                    local_path(info.name) for info in list_eval_logs(str(path), recursive=True)
+                ]
+                found.extend(sorted(str(Path(name).resolve()) for name in names))
+            else:
+                found.append(str(path.resolve()))
     unique = list(dict.fromkeys(found))
     if not unique:
         shown = ", ".join(str(s) for s in sources)
         raise CompareError(f"no Inspect logs (.eval or .json) found in {shown}")
     return unique
+
+
+GLOB_CHARACTERS = frozenset("*?[")
+
+
+def _named(source: LogSource) -> list[Path]:
+    """The files and folders one source names: itself, or a glob pattern's matches."""
+    text = os.fspath(source)
+    path = Path(local_path(text))
+    if path.is_dir() or path.is_file():
+        return [path]
+    if GLOB_CHARACTERS & set(text) and "://" not in text:
+        matches = sorted(glob.glob(text, recursive=True))
+        logs = [Path(m) for m in matches if Path(m).is_dir() or m.endswith((".eval", ".json"))]
+        if not logs:
+            raise CompareError(f"{source}: the pattern matches no log file or folder")
+        return logs
+    raise CompareError(f"{source}: no such log file or folder")
+
+
+def local_path(location: str) -> str:
+    """A local log location as a path: ``file://`` addresses (Inspect's, or percent-encoded
+    ones) become paths; anything else is returned as it is."""
+    if not location.startswith("file://"):
+        return location
+    path = location[len("file://") :]
+    if path.startswith("localhost/"):
+        path = path[len("localhost") :]
+    if not path.startswith("/"):
+        raise CompareError(f"{location}: not a local file:// address")
+    if not os.path.exists(path) and os.path.exists(urllib.parse.unquote(path)):
+        path = urllib.parse.unquote(path)  # a percent-encoded address (file:///a%20b/x.eval)
+    return path
 
 
 def display_path(location: str) -> str:
@@ -263,27 +302,26 @@ def _float(value: Any) -> float:
     return number  # +-inf is kept: ``checks.off_scale`` names it
 
 
-def _human(summary: EvalSampleSummary, score_metadata: dict[str, Any]) -> float:
-    for source in (summary.metadata or {}, score_metadata):
+def _human(sample: LoggedSample, score_metadata: dict[str, Any] | None) -> float:
+    for source in (sample.metadata, score_metadata or {}):
         value = source.get(HUMAN_KEY)
         if isinstance(value, int | float) and not isinstance(value, bool):
             return _float(value)
     return math.nan
 
 
-def rater_ratings(summary: EvalSampleSummary) -> dict[str, float] | None:
+def rater_ratings(sample: EvalSampleSummary | LoggedSample) -> dict[str, float] | None:
     """Each rater's rating on 1-5 for a logged sample (see `dialogs.rater_ratings`)."""
-    return dialog_rater_ratings(summary.metadata or {}, summary.id)
+    return dialog_rater_ratings(sample.metadata or {}, sample.id)
 
 
-def _reply_words(summary: EvalSampleSummary, record: SampleRecord | None) -> float:
+def _reply_words(sample: LoggedSample) -> float:
     """Words in the dialog's last bot reply (the one judged), if the input ends with one:
-    the sample's ``reply_words``, else counted in the whole sample's input (the summary's
-    where the sample could not be read)."""
-    words = (summary.metadata or {}).get("reply_words")
+    the sample's ``reply_words``, else counted in the sample's input."""
+    words = sample.metadata.get("reply_words")
     if isinstance(words, int | float) and not isinstance(words, bool):
         return float(words)
-    return record.reply_words if record is not None else input_reply_words(summary.input)
+    return input_reply_words(sample.input)
 
 
 def input_reply_words(input: str | Sequence[Any]) -> float:
@@ -326,95 +364,8 @@ def _spent(tally: Tally) -> tuple[int, int, int, int, int]:
     return (tally.input, tally.output, tally.reasoning, tally.cache_read, tally.cache_write)
 
 
-@dataclass
-class SampleRecord:
-    """What `read_rows` takes from a whole logged sample rather than its summary."""
-
-    calls: dict[Key, Tally]
-    """The sample's calls and tokens per (model, empathy scorer span)."""
-
-    dialog: str
-    """`dialog_content` of the sample's input as logged (the summary's is cut at 5,120
-    characters)."""
-
-    reply_words: float
-    """Words in the input's last bot reply (`input_reply_words`)."""
-
-    metadata: dict[str, Any]
-    """The sample's metadata. In the summary Inspect collapses the whitespace of every
-    string and cuts it at 1,024 characters, and drops any other value whose JSON is
-    longer (a dialog's many raters' ``human_ratings``)."""
-
-    scores: dict[str, dict[str, Any] | None]
-    """Each score's metadata by scorer name, thinned in the summary the same way (a
-    response-mode ``judged_dialog``, a panel's ``judges``)."""
-
-    def restore(self, summary: EvalSampleSummary) -> EvalSampleSummary:
-        """``summary`` with this sample's metadata and its scores' metadata whole."""
-        scores = {
-            name: score.model_copy(update={"metadata": self.scores.get(name, score.metadata)})
-            for name, score in (summary.scores or {}).items()
-        }
-        return summary.model_copy(update={"metadata": self.metadata, "scores": scores})
-
-
-def sample_records(path: str) -> dict[tuple[str, int], SampleRecord]:
-    """Each sample's calls and tokens (`_usage.model_calls` over its ``ModelEvent``s),
-    input and judged dialogs, read from the whole sample.
-
-    An ``.eval`` file's samples are read as plain JSON (fifty times faster than building
-    Inspect's objects); any other log, or an ``.eval`` that cannot be read so, through
-    Inspect's ``read_eval_log_samples``. Empty when the samples cannot be read: the rows
-    then fall back on the summaries and on ``model_usage`` with no call count.
-    """
-    if path.endswith(".eval") and os.path.isfile(path):
-        try:
-            return _zip_records(path)
-        except Exception:  # noqa: BLE001 - any other layout: read it through Inspect
-            pass
-    try:
-        samples = read_eval_log_samples(
-            path, all_samples_required=False, exclude_fields={"messages", "store", "attachments"}
-        )
-        return {
-            (str(s.id), s.epoch): SampleRecord(
-                model_calls(s.events),
-                dialog_content(s.input),
-                input_reply_words(s.input),
-                s.metadata,
-                {name: score.metadata for name, score in (s.scores or {}).items()},
-            )
-            for s in samples
-        }
-    except Exception:  # noqa: BLE001 - the summaries and model_usage then
-        return {}
-
-
-def _zip_records(path: str) -> dict[tuple[str, int], SampleRecord]:
-    import json
-    import zipfile
-
-    import inspect_ai.log  # noqa: F401  (Inspect's zstd support for zipfile)
-
-    found: dict[tuple[str, int], SampleRecord] = {}
-    with zipfile.ZipFile(path) as archive:
-        for name in archive.namelist():
-            if not (name.startswith("samples/") and name.endswith(".json")):
-                continue
-            data = json.loads(archive.read(name))
-            scores = data.get("scores") or {}
-            found[(str(data["id"]), int(data["epoch"]))] = SampleRecord(
-                model_calls(data.get("events") or []),
-                dialog_content(data["input"]),
-                input_reply_words(data["input"]),
-                data.get("metadata") or {},
-                {k: (v or {}).get("metadata") for k, v in scores.items()},
-            )
-    return found
-
-
 def _usage_row(
-    summary: EvalSampleSummary,
+    sample: LoggedSample,
     calls: dict[Key, Tally] | None,
     row: ScoreRow,
     own: bool,
@@ -439,7 +390,7 @@ def _usage_row(
         elif row.shared or models.count(model) > 1:
             per_model[seat] = None
         else:  # no events: the model's usage where it cannot be the reply model's too
-            usage = (summary.model_usage or {}).get(model)
+            usage = sample.model_usage.get(model)
             per_model[seat] = usage_tally(usage if own or model != reply_model else None)
     if any(t is None for t in per_model.values()):
         unknown = dict.fromkeys(
@@ -460,9 +411,7 @@ def _usage_row(
         # what Inspect recorded the calls cost (--model-cost-config), where it priced all
         "recorded_cost": math.nan if total.recorded_cost is None else total.recorded_cost,
         "members_usage": (
-            {m: _spent(t) for m, t in per_model.items() if t}
-            if row.members
-            else None
+            {m: _spent(t) for m, t in per_model.items() if t} if row.members else None
         ),
     }
 
@@ -500,14 +449,14 @@ class ScoreRow:
     """A panel member whose model sits on the panel more than once."""
 
 
-def _score_rows(summary: EvalSampleSummary, default_judge: str) -> list[ScoreRow]:
+def _score_rows(sample: LoggedSample, default_judge: str) -> list[ScoreRow]:
     """One `ScoreRow` for each empathy score of a sample, and one for each panel member.
 
     The metadata of a panel member's row is the panel score's with ``uncalibrated``
     removed (a calibration file maps the panel's score, not its members').
     """
     rows = []
-    for name, score in (summary.scores or {}).items():
+    for name, score in sample.scores.items():
         if not is_empathy_scorer(name):
             continue
         meta = dict(score.metadata or {})
@@ -521,23 +470,38 @@ def _score_rows(summary: EvalSampleSummary, default_judge: str) -> list[ScoreRow
                 info = info if isinstance(info, dict) else {}
                 rows.append(
                     ScoreRow(
-                        name, member, _float(info.get("value")), _text(info.get("method")),
-                        _text(info.get("unscored_reason")), member_meta,
-                        _answer(info.get("raw"), None), place=place + 1,
+                        name,
+                        member,
+                        _float(info.get("value")),
+                        _text(info.get("method")),
+                        _text(info.get("unscored_reason")),
+                        member_meta,
+                        _answer(info.get("raw"), None),
+                        place=place + 1,
                         shared=models.count(member_model(member)) > 1,
                     )  # fmt: skip
                 )
             reason = _text(meta.get("unscored_reason"))
             rows.append(
-                ScoreRow(name, panel_name(members), value, "panel", reason, meta,
-                         _text(score.explanation), members=members)  # fmt: skip
+                ScoreRow(
+                    name,
+                    panel_name(members),
+                    value,
+                    "panel",
+                    reason,
+                    meta,
+                    _text(score.explanation),
+                    members=members,
+                )  # fmt: skip
             )
             continue
         judge = score_judge(meta, default_judge)
         reason = _text(meta.get("unscored_reason"))
         if reason is None and math.isnan(value):
             reason = _text(score.explanation) or "no score value"
-        answer = _answer(score.answer, score.explanation)
+        # response mode: the Score's answer is the reply graded, the grader's words are in
+        # its metadata (``grader_answer``)
+        answer = _answer(meta.get("grader_answer", score.answer), score.explanation)
         rows.append(ScoreRow(name, judge, value, _text(meta.get("method")), reason, meta, answer))
     return rows
 
@@ -561,105 +525,184 @@ def _labelled(rows: list[ScoreRow]) -> list[ScoreRow]:
     return rows
 
 
-def read_rows(path: str, log: EvalLog) -> list[dict[str, Any]]:
-    """One row per sample (epoch) and judge of a log; errored samples get a row per judge.
+ROW_COLUMNS = (
+    "id", "epoch", "reply_words", "emotion", "errored", "error", "dialog", "reply",
+    *COST_COLUMNS, *CACHE_COLUMNS, "tokens", "recorded_cost", "members_usage", "judge_model",
+    "model", "score",
+    "method", "unscored_reason", "human", "ratings", "uncalibrated", "content", "answer",
+)  # fmt: skip
+"""The columns of `read_rows`' rows, in order."""
+SHARED_TEXT = ("id", "emotion", "error", "dialog", "reply", "judge_model", "model", "method",
+               "unscored_reason", "content")  # fmt: skip
+"""Text columns whose values repeat across logs (a dialog judged by every judge): kept once
+in memory (`Rows.share`)."""
 
-    LogProblem when a sample id repeats within an epoch or a score or human rating
-    lies outside 1-5 (``checks``).
-    """
+
+class Rows(dict[str, list[Any]]):
+    """A log's rows, one list per column (`ROW_COLUMNS`); ``pd.DataFrame(rows)`` makes the
+    table, `records` gives the rows one by one."""
+
+    def __init__(self) -> None:
+        super().__init__((name, []) for name in ROW_COLUMNS)
+
+    @property
+    def count(self) -> int:
+        """How many rows."""
+        return len(self["id"])
+
+    def append(self, row: dict[str, Any]) -> None:
+        """Add one row (a value for every column)."""
+        for name in ROW_COLUMNS:
+            self[name].append(row[name])
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        """Each row as a dict."""
+        for values in zip(*self.values(), strict=True):
+            yield dict(zip(self.keys(), values, strict=True))
+
+    def share(self, pool: dict[str, str]) -> None:
+        """Make equal texts one object, across every log shared through ``pool``."""
+        for name in SHARED_TEXT:
+            column = self[name]
+            column[:] = [pool.setdefault(v, v) if isinstance(v, str) else v for v in column]
+
+
+class _Unreadable(Exception):
+    """A reader could not read the log's samples (its error is the cause)."""
+
+
+def _readable(reader: Any, path: str) -> Iterator[LoggedSample]:
+    """``reader(path)``'s samples; any error while reading them becomes `_Unreadable` (an
+    error in what a sample holds, raised while its rows are made, is not one)."""
+    try:
+        samples = iter(reader(path))
+    except Exception as ex:
+        raise _Unreadable() from ex
+    while True:
+        try:
+            sample = next(samples)
+        except StopIteration:
+            return
+        except Exception as ex:
+            raise _Unreadable() from ex
+        yield sample
+
+
+def _read_with(reader: Any, path: str, log: EvalLog) -> tuple[Rows, list[tuple[str, int]]]:
+    """Rows of every sample ``reader`` reads, and each sample's (id, epoch)."""
     mode = log_mode(log)
     default_judge = judge_model(log)
     reply_model = log.eval.model if mode == RESPONSE_MODE else ""
-    rows: list[dict[str, Any]] = []
-    keys: list[tuple[str, int]] = []
-    records = sample_records(path)
     own_outputs = _own_outputs(log, mode)
-    for summary in read_eval_log_sample_summaries(path):
-        keys.append((str(summary.id), summary.epoch))
-        error = summary.error or None
-        # the whole sample's input and metadata where it could be read: Inspect thins the
-        # summary's (`SampleRecord`)
-        record = records.get((str(summary.id), summary.epoch))
-        if record is not None:
-            summary = record.restore(summary)
-        dialog = record.dialog if record is not None else dialog_content(summary.input)
-        base = {
-            "id": str(summary.id),
-            "epoch": summary.epoch,
-            "reply_words": _reply_words(summary, record),
-            "emotion": _text((summary.metadata or {}).get("emotion")),
-            "errored": error is not None,
-            "error": str(error)[:200] if error is not None else None,
-            "dialog": dialog,
-            "reply": _last_reply(dialog),
-        }
+    rows = Rows()
+    keys: list[tuple[str, int]] = []
+    for sample in _readable(reader, path):
+        keys.append((sample.id, sample.epoch))
+        error = sample.error
+        dialog = dialog_content(sample.input)
+        last = _last_reply(dialog)
+        words = _reply_words(sample)
+        emotion = _text(sample.metadata.get("emotion"))
+        shown_error = error[:200] if error is not None else None
         # the raters rated the dataset's reply: in response mode they are not the reference
-        raters = rater_ratings(summary) if mode == JUDGE_MODE else None
-        scores = _labelled(_score_rows(summary, default_judge))
+        raters = rater_ratings(sample) if mode == JUDGE_MODE else None
+        scores = _labelled(_score_rows(sample, default_judge))
         if not scores:
             reason = None if error is not None else "no empathy score"
             scores = [ScoreRow("", default_judge, math.nan, None, reason, {}, None)]
-        mine = record.calls if record is not None else None
+        calls = model_calls(sample.events) if sample.events is not None else None
+        content = _hash(dialog)[:16] if mode == JUDGE_MODE else ""
         for row in scores:
             meta, value = row.meta, row.value
             own = own_outputs.get(row.name, mode == JUDGE_MODE and not meta.get("grader"))
             own = own and row.method != "panel" and row.place is None
-            usage = _usage_row(summary, mine, row, own, reply_model)
+            usage = _usage_row(sample, calls, row, own, reply_model)
             if not math.isnan(value) and meta.get(UNCALIBRATED_KEY) is not None:
                 # a log run with -T calibration: compare the judge's own scores (the
                 # calibrated columns map them, cross-fitted, once)
                 value = _float(meta[UNCALIBRATED_KEY])
-            content, reply, words = dialog, base["reply"], base["reply_words"]
+            reply, row_words, row_content = last, words, content
             if mode == RESPONSE_MODE:
                 judged = meta.get("judged_dialog")
                 reply = _last_reply(judged, "BOT: ", "USER: ") if isinstance(judged, str) else None
-                content = f"{dialog}\nreply by {log.eval.model}: " + (
+                graded = f"{dialog}\nreply by {log.eval.model}: " + (
                     _words(judged) if isinstance(judged, str) else ""
                 )
+                row_content = _hash(graded)[:16]
                 # the graded reply is the model's, not in the input: its length for the
                 # length-bias diagnostics
-                words = float(reply_words(reply)) if reply is not None else math.nan
+                row_words = float(reply_words(reply)) if reply is not None else math.nan
             rows.append(
-                base
-                | usage
+                usage
                 | {
-                    "reply_words": words,
+                    "id": sample.id,
+                    "epoch": sample.epoch,
+                    "emotion": emotion,
+                    "errored": error is not None,
+                    "error": shown_error,
+                    "dialog": dialog,
+                    "reply_words": row_words,
                     "judge_model": row.label or row.judge,
                     # the model behind the judge (a panel seat's, a second scoring's)
                     "model": member_model(row.judge),
                     "score": value,
                     "method": row.method,
                     "unscored_reason": None if not math.isnan(value) else row.reason,
-                    "human": _human(summary, meta),
+                    "human": _human(sample, meta),
                     "ratings": raters,
                     # the judge's own score where a calibration file mapped it (-T calibration)
                     "uncalibrated": _float(meta.get(UNCALIBRATED_KEY, value)),
-                    "content": _hash(content)[:16],
+                    "content": row_content,
                     "reply": reply,
                     "answer": row.answer,
                 }
             )
+    return rows, keys
+
+
+def read_rows(path: str, log: EvalLog) -> Rows:
+    """One row per sample (epoch) and judge of a log; errored samples get a row per judge.
+
+    The samples are read by the first of `_logged.READERS` that reads them all (whatever
+    names the log, an ``.eval`` or ``.json`` file is read as plain JSON). LogProblem when a
+    sample id repeats within an epoch or a score or human rating lies outside 1-5
+    (``checks``).
+    """
+    for _, reader in READERS:
+        try:
+            rows, keys = _read_with(reader, path, log)
+            break
+        except _Unreadable as ex:  # the next reader; the last one's error is raised
+            if reader is READERS[-1][1]:
+                raise ex.__cause__ from None  # type: ignore[misc]
     if len(set(keys)) < len(keys):
         scores: dict[tuple[str, int], list[float]] = {}
-        for row in rows:
-            scores.setdefault((row["id"], row["epoch"]), []).append(row["score"])
+        for key, score in zip(zip(rows["id"], rows["epoch"], strict=True), rows["score"],
+                              strict=True):  # fmt: skip
+            scores.setdefault(key, []).append(score)
         repeated_samples(keys, scores)
-    ids, scores_ = [r["id"] for r in rows], [r["score"] for r in rows]
-    repeated_ids(keys, log.eval.config.epochs or 1, ids, scores_)  # a merged or edited log
-    off_scale(rows)
+    repeated_ids(keys, log.eval.config.epochs or 1, rows["id"], rows["score"])  # merged, edited
+    suspect = [
+        i
+        for i, (score, human) in enumerate(zip(rows["score"], rows["human"], strict=True))
+        if not (math.isnan(score) or 1 <= score <= 5) or not (math.isnan(human) or 1 <= human <= 5)
+    ]
+    if suspect:  # ``checks.off_scale`` says which, within its tolerance
+        records = list(rows.records())
+        off_scale([records[i] for i in suspect])
     return rows
 
 
-def fingerprint(rows: Sequence[dict[str, Any]]) -> str:
+def fingerprint(rows: Rows) -> str:
     """The content fingerprint of a log's dialogs: a hash over (id, dialog hash) pairs."""
-    pairs = sorted({(r["id"], r["content"]) for r in rows})
+    pairs = sorted(set(zip(rows["id"], rows["content"], strict=True)))
     return _hash("\n".join(f"{i}\t{c}" for i, c in pairs))[:10]
 
 
 # --- reading many logs --------------------------------------------------------------------
 
 
-def _header(path: str, log: EvalLog, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _header(path: str, log: EvalLog, rows: Rows) -> dict[str, Any]:
     return {
         "eval_id": log.eval.eval_id,
         "task_id": log.eval.task_id,
@@ -675,7 +718,7 @@ def _header(path: str, log: EvalLog, rows: list[dict[str, Any]]) -> dict[str, An
         "fingerprint": fingerprint(rows),
         "log": display_path(log.location or path),
         "set_apart": "",
-        "held": len({(r["id"], r["epoch"]) for r in rows}),
+        "held": len(set(zip(rows["id"], rows["epoch"], strict=True))),
         "expected": _expected(log),
     }
 
@@ -687,7 +730,7 @@ def _expected(log: EvalLog) -> int:
     return count * (log.eval.config.epochs or 1)
 
 
-ReadResult = tuple[dict[str, Any] | None, list[dict[str, Any]], str | None]
+ReadResult = tuple[dict[str, Any] | None, Rows, str | None]
 
 PARALLEL_BYTES = 20_000_000
 """Total log size above which logs are read by parallel worker processes."""
@@ -699,18 +742,18 @@ def read_one(path: str) -> ReadResult:
     try:
         log = read_eval_log(path, header_only=True)
         if not has_empathy_scores(log):
-            return None, [], f"{shown}: skipped (not scored by {SCORER})"
+            return None, Rows(), f"{shown}: skipped (not scored by {SCORER})"
         rows = read_rows(path, log)
     except LogProblem as ex:
-        return None, [], f"{shown}: skipped ({ex})"
+        return None, Rows(), f"{shown}: skipped ({ex})"
     except Exception as ex:  # noqa: BLE001 - any unreadable file is skipped and named
         detail = str(ex).strip().splitlines()[0] if str(ex).strip() else ""
-        return None, [], f"{shown}: skipped (unreadable log: {type(ex).__name__}: {detail})"
-    if not rows:
+        return None, Rows(), f"{shown}: skipped (unreadable log: {type(ex).__name__}: {detail})"
+    if not rows.count:
         if log.status != "success":
             why = unfinished_reason(log.status, 0, _expected(log), shown)
-            return None, [], f"{shown}: skipped ({why})"
-        return None, [], f"{shown}: skipped (the log has no samples; status {log.status})"
+            return None, Rows(), f"{shown}: skipped ({why})"
+        return None, Rows(), f"{shown}: skipped (the log has no samples; status {log.status})"
     return _header(path, log, rows), rows, None
 
 
@@ -727,17 +770,19 @@ def _results(paths: Sequence[str]) -> Iterator[ReadResult]:
 
 def read_logs(
     paths: Sequence[str], progress: bool = False
-) -> tuple[list[dict[str, Any]], list[list[dict[str, Any]]], list[str]]:
+) -> tuple[list[dict[str, Any]], list[Rows], list[str]]:
     """Headers and rows of every readable log scored by the empathy scorer, plus warnings.
 
     An unreadable log (truncated, empty, not a log), a log without samples or
     without empathy scores is skipped with a warning that names it. Big logs are
-    read by one worker process per core.
+    read by one worker process per core. A text that several logs hold (a dialog every
+    judge judged) is kept once.
     """
     from tqdm.auto import tqdm
 
     headers: list[dict[str, Any]] = []
-    all_rows: list[list[dict[str, Any]]] = []
+    all_rows: list[Rows] = []
+    pool: dict[str, str] = {}
     notes: list[str] = []
     results = _results(paths)
     bar = tqdm(
@@ -748,6 +793,7 @@ def read_logs(
         if header is None:
             notes.append(str(note))
             continue
+        rows.share(pool)
         headers.append(header)
         all_rows.append(rows)
     return headers, all_rows, notes
@@ -859,6 +905,49 @@ def per_dialog(rows: pd.DataFrame) -> pd.DataFrame:
     """
     import pandas as pd
 
+    if not rows.duplicated(["judge", "id"]).any():
+        samples = _one_epoch_each(rows)
+    else:
+        samples = _epochs_averaged(rows)
+    status = pd.Series("unscored", index=samples.index, dtype=object)
+    status[samples["errored_epochs"] > 0] = "errored"
+    status[samples["score"].notna()] = "scored"
+    samples["status"] = status
+    samples.loc[samples["status"] == "scored", ["unscored_reason", "error"]] = None
+    samples.loc[samples["status"] == "unscored", "error"] = None
+    return samples
+
+
+PER_DIALOG = (
+    "judge", "id", "model", "dataset", "score", "method", "human", "ratings", "reply_words",
+    "emotion", "tokens", "calls", *COST_COLUMNS[1:], *CACHE_COLUMNS, "recorded_cost",
+    "members_usage", "epochs",
+    "epoch_scores", "errored_epochs", "error", "unscored_reason", "log", "dialog", "reply",
+    "answer",
+)  # fmt: skip
+"""`per_dialog`'s columns (before ``status``), in order."""
+
+
+def _one_epoch_each(rows: pd.DataFrame) -> pd.DataFrame:
+    """`per_dialog` where each judge has one row per dialog: the rows as they are (what
+    `_epochs_averaged` gives for groups of one, without grouping a million rows)."""
+    samples = rows.reset_index(drop=True)
+    samples = samples.assign(
+        tokens=samples["tokens"].where(~samples["errored"]),
+        epochs=1,
+        epoch_scores=[[score] for score in samples["score"]],
+        errored_epochs=samples["errored"].astype(int),
+        members_usage=[
+            {m: tuple(u) for m, u in value.items()} if value else None
+            for value in samples["members_usage"]
+        ],
+        **{c: samples[c].fillna(0.0) for c in (*COST_COLUMNS[1:], *CACHE_COLUMNS)},
+    )
+    return samples[list(PER_DIALOG)]
+
+
+def _epochs_averaged(rows: pd.DataFrame) -> pd.DataFrame:
+    """`per_dialog` by grouping the rows of each judge and dialog."""
     rows = rows.assign(
         _completed_tokens=rows["tokens"].where(~rows["errored"]),
     )
@@ -892,13 +981,7 @@ def per_dialog(rows: pd.DataFrame) -> pd.DataFrame:
         reply=("reply", "first"),
         answer=("answer", "first"),
     ).reset_index()
-    status = pd.Series("unscored", index=samples.index, dtype=object)
-    status[samples["errored_epochs"] > 0] = "errored"
-    status[samples["score"].notna()] = "scored"
-    samples["status"] = status
-    samples.loc[samples["status"] == "scored", ["unscored_reason", "error"]] = None
-    samples.loc[samples["status"] == "unscored", "error"] = None
-    return samples
+    return samples[list(PER_DIALOG)]
 
 
 def load_scores(
@@ -926,7 +1009,7 @@ def load_scores(
         )
     info = pd.DataFrame(headers)
     info["key"] = range(len(info))
-    info["_raters"] = [",".join(sorted({r["judge_model"] for r in rows})) for rows in all_rows]
+    info["_raters"] = [",".join(sorted(set(rows["judge_model"]))) for rows in all_rows]
     raters = info.set_index("key")["_raters"]
     info = _drop_superseded(info, notes)
     # a run that did not finish holds part of its dialogs: never joined with the others

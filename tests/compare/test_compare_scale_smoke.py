@@ -13,16 +13,18 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_compare_scale_benchmark_runs_tiny(tmp_path: Path) -> None:
     run = subprocess.run(
         [
-            sys.executable, str(ROOT / "benchmarks" / "compare_scale.py"), "--judges", "2",
-            "--samples", "60", "--resamples", "50", "--repeats", "1",
+            sys.executable, str(ROOT / "benchmarks" / "compare_scale.py"), "--sizes", "2x60",
+            "--naming", "folder", "files", "--resamples", "50",
             "--logs", str(tmp_path / "logs"), "--out", str(tmp_path / "results"),
         ],
         capture_output=True, text=True, timeout=600, cwd=ROOT,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]
     result = json.loads((tmp_path / "results" / "compare_scale.json").read_text())
-    assert result["settings"]["judges"] == 2 and result["settings"]["samples"] == 60
-    [only] = result["runs"]
-    assert only["judges"] == 2 and only["dialogs"] == 60
-    assert only["peak_rss_mb"] > 0 and only["wall_s"] > 0
+    assert result["settings"]["sizes"] == ["2x60"]
+    folder, files = result["runs"]
+    assert (folder["naming"], files["naming"]) == ("folder", "files")
+    for run in (folder, files):
+        assert run["judges"] == 2 and run["dialogs"] == 60 and run["rows"] == 120
+        assert run["tree_rss_mb"] > 0 and run["cpu_s"] > 0
     assert {"cpus", "inspect_ai"} <= set(result["machine"])

@@ -1,0 +1,82 @@
+"""The bootstraps at scale: a paired test is the difference of its two judges' bootstrap
+distributions over the same draws, so each judge's is computed once for all its pairs, and
+the result is exactly the joint bootstrap's."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from inspect_empathy._stats import BCA_MAX_N
+from inspect_empathy.compare import stats, tables
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(3, 60),
+    resamples=st.integers(1, 40),
+    seed=st.integers(0, 2**32 - 1),
+    data=st.data(),
+)
+def test_the_difference_of_two_judges_draws_is_the_joint_bootstrap(
+    n: int, resamples: int, seed: int, data: st.DataObject
+) -> None:
+    levels = st.sampled_from([1.0, 1.5, 2.0, 3.0, 3.25, 4.0, 5.0])
+    a, b, h = (np.array(data.draw(st.lists(levels, min_size=n, max_size=n))) for _ in range(3))
+
+    def joint(ranks: list, size: int) -> np.ndarray:
+        ra, rb, rh = ranks
+        return stats._rho(ra, rh, size) - stats._rho(rb, rh, size)
+
+    expected = stats.bootstrap_rhos([a, b, h], joint, resamples, seed)
+    apart = stats.rho_draws(a, h, resamples, seed) - stats.rho_draws(b, h, resamples, seed)
+    np.testing.assert_array_equal(apart, expected)
+
+
+def judges_table(judges: int, n: int) -> pd.DataFrame:
+    rng = np.random.default_rng(5)
+    human = rng.integers(1, 6, size=n).astype(float)
+    frames = [
+        pd.DataFrame(
+            {
+                "id": [f"d{i}" for i in range(n)],
+                "judge": f"judge-{j}",
+                "score": np.clip(human + rng.normal(0, 0.3 + 0.3 * j, size=n), 1, 5),
+                "human": human,
+            }
+        )
+        for j in range(judges)
+    ]
+    return pd.concat(frames, ignore_index=True)
+
+
+def test_each_judge_is_bootstrapped_once_for_all_its_pairs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[int] = []
+    real = stats.bootstrap_rhos
+
+    def counted(columns, statistic, resamples, seed):  # noqa: ANN001, ANN202
+        calls.append(len(columns))
+        return real(columns, statistic, resamples, seed)
+
+    monkeypatch.setattr(stats, "bootstrap_rhos", counted)
+    stats._kept.clear()
+    samples = judges_table(judges=5, n=BCA_MAX_N + 50)  # past BCa: the percentile bootstrap
+    names = [f"judge-{j}" for j in range(5)]
+    pairs = tables.pair_table(samples, names, resamples=60, seed=3)
+    assert len(pairs) == len(list(itertools.combinations(names, 2))) == 10
+    assert calls == [2] * 5  # one (judge, human) bootstrap per judge, not three columns a pair
+    assert pairs["diff_low"].notna().all() and (pairs["diff_low"] <= pairs["diff"]).all()
+    # a pair's figures depend on its two judges only
+    fewer = tables.pair_table(samples, names[:3], resamples=60, seed=3).set_index(
+        ["judge_a", "judge_b"]
+    )
+    shared = pairs.set_index(["judge_a", "judge_b"]).loc[fewer.index]
+    pd.testing.assert_frame_equal(shared[fewer.columns].drop(columns="p_holm"),
+                                  fewer.drop(columns="p_holm"), check_dtype=False)  # fmt: skip
