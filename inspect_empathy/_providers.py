@@ -394,9 +394,21 @@ _CONTEXT_REFUSALS: tuple[tuple[str, frozenset[int], re.Pattern[str], str], ...] 
         "the maximum model length of M'); 400 BadRequestError without OpenAI's "
         "context_length_exceeded code",
     ),
+    (
+        "SGLang",
+        frozenset({400}),
+        re.compile(r"The input \(\d+ tokens\) is longer than the model's context length "
+                   r"\(\d+ tokens\)|Requested token count exceeds the model's maximum context "
+                   r"length of \d+ tokens"),
+        "sgl-project/sglang python/sglang/srt/managers/tokenizer_manager.py "
+        "(_validate_one_request: 'The input (N tokens) is longer than the model's context "
+        "length (M tokens).', 'Requested token count exceeds the model's maximum context "
+        "length of M tokens. ...'), answered 400 by its OpenAI-compatible server",
+    ),
 )
 """Services' "prompt too long for the context" refusals as they word them, for services
-reached through an OpenAI-compatible path (``openai-api/<service>/<model>``, ``vllm/``)
+reached through an OpenAI-compatible path (``openai-api/<service>/<model>``, ``vllm/``,
+``sglang/``)
 whose refusals Inspect raises instead of making them a ``model_length`` output as it does
 for OpenAI's ``context_length_exceeded`` and Anthropic's "prompt is too long":
 (service, HTTP statuses, the wording, source)."""

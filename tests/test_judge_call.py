@@ -235,6 +235,10 @@ WORDINGS = {
                   "{a} tokens ({a} in the messages, 24 in the completion)."),
     "vllm-engine": (400, "The decoder prompt (length {a}) is longer than the maximum model "
                          "length of {b}."),
+    "sglang": (400, "The input ({a} tokens) is longer than the model's context length ({b} "
+                    "tokens)."),
+    "sglang-total": (400, "Requested token count exceeds the model's maximum context length of "
+                          "{b} tokens. You requested a total of {a} tokens."),
 }  # fmt: skip
 
 

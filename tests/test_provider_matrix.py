@@ -492,14 +492,17 @@ TOO_LONG = {
                    "tokens. However, you requested 5000 tokens (4976 in the messages, 24 in "
                    "the completion). Please reduce the length of the messages or completion.",
                    "type": "BadRequestError", "param": None, "code": 400}),
-    "sglang": (400, {"object": "error", "message": "The decoder prompt (length 5000) is longer "
-                     "than the maximum model length of 4096. Make sure that `max_model_len` is "
-                     "no smaller than the number of text tokens.",
+    "vllm_engine": (400, {"object": "error", "message": "The decoder prompt (length 5000) is "
+                          "longer than the maximum model length of 4096. Make sure that "
+                          "`max_model_len` is no smaller than the number of text tokens.",
+                          "type": "BadRequestError", "param": None, "code": 400}),
+    "sglang": (400, {"object": "error", "message": "The input (5000 tokens) is longer than the "
+                     "model's context length (4096 tokens).",
                      "type": "BadRequestError", "param": None, "code": 400}),
 }  # fmt: skip
 """Each service's refusal of a prompt too long for its context, as its sources word it
-(``_providers._CONTEXT_REFUSALS``); the last is vLLM's engine-side wording, served here under
-another service name: the wording is matched, not the name."""
+(``_providers._CONTEXT_REFUSALS``); ``vllm_engine`` is vLLM's engine-side wording, served
+under another service name: the wording is matched, not the name."""
 
 
 def _through(service: str, server: Any, monkeypatch: pytest.MonkeyPatch) -> str:
