@@ -27,7 +27,9 @@ TABLES = (
     "judges", "pairs", "length_bias", "histograms", "emotions", "logs", "replies", "humans",
     "judges_vs_humans", "disagreements", "reply_pairs",
 )  # fmt: skip
-PLOT_NAMES = ("heatmap", "agreement", "differences", "histograms", "length", "emotions")
+PLOT_NAMES = (
+    "heatmap", "agreement", "choice", "differences", "histograms", "length", "emotions"
+)
 REPORT_FILES = frozenset(
     [f"{t}.csv" for t in TABLES]
     + [f"{t}.md" for t in TABLES]

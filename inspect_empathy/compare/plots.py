@@ -186,6 +186,60 @@ def agreement_bars(comparison: JudgeComparison, path: Path) -> Path | None:
     return _save(figure, path)
 
 
+def choice_points(comparison: JudgeComparison) -> tuple[Any, str] | None:
+    """The points of `choice`: per judge ``x`` (cost per scored dialog with prices or a
+    cost Inspect recorded, else input + output tokens per scored dialog), ``y`` its
+    headline ``somers_d_all`` with ``low`` / ``high``, ``baseline``; and the x axis label.
+    None without human ratings or anything to draw."""
+    table = comparison.judges
+    if not comparison.has_human or table.empty or "somers_d_all" not in table:
+        return None
+    cost = table.get("cost_per_dialog")
+    if comparison.prices and cost is not None and np.isfinite(cost.to_numpy(float)).any():
+        x, label = cost.to_numpy(float), "cost per scored dialog"
+    elif "input_tokens_per_dialog" in table:
+        x = table["input_tokens_per_dialog"].to_numpy(float)
+        x = x + table["output_tokens_per_dialog"].to_numpy(float)
+        label = "tokens per scored dialog (input + output; no prices)"
+    else:
+        return None
+    points = table[["judge", "baseline", "somers_d_all", "somers_d_low", "somers_d_high"]]
+    points = points.rename(
+        columns={"somers_d_all": "y", "somers_d_low": "low", "somers_d_high": "high"}
+    ).assign(x=x)
+    points = points[np.isfinite(points["x"]) & np.isfinite(points["y"])]
+    return (points, label) if len(points) else None
+
+
+def choice(comparison: JudgeComparison, path: Path) -> Path | None:
+    """The choice between judges in one figure: each judge's headline (``somers_d_all``,
+    95% CI) against what a scored dialog cost it (`choice_points`), one point per judge,
+    the offline floors hollow."""
+    found = choice_points(comparison)
+    if found is None:
+        return None
+    points, label = found
+    figure, ax = plt.subplots(figsize=(8, 5.2), constrained_layout=True)
+    colours = _colours(len(comparison.judges))
+    for i, row in enumerate(points.itertuples()):
+        has_ci = math.isfinite(row.low) and math.isfinite(row.high)
+        error = [[row.y - row.low], [row.high - row.y]] if has_ci else None
+        floor = bool(row.baseline)
+        ax.errorbar(
+            row.x, row.y, yerr=error, fmt="o", color=colours[i], capsize=4, markersize=8,
+            markerfacecolor="white" if floor else colours[i],
+        )  # fmt: skip
+        name = _short(row.judge, 30) + (" (floor)" if floor else "")
+        ax.annotate(name, (row.x, row.y), xytext=(6, 6), textcoords="offset points", fontsize=8)
+    ax.set_xlabel(label)
+    ax.set_ylabel("somers_d_all with humans (95% CI)")
+    ax.axhline(0, color="black", linewidth=0.6)
+    ax.grid(alpha=0.3)
+    ax.set_xlim(left=0, right=float(points["x"].max()) * 1.25 or 1.0)
+    ax.set_title("Agreement against cost: up and to the left is better")
+    return _save(figure, path)
+
+
 def differences(comparison: JudgeComparison, path: Path) -> Path | None:
     """Paired difference in Spearman for each pair of judges, with its 95% CI."""
     pairs = comparison.pairs
@@ -284,6 +338,7 @@ def emotion_heatmap(comparison: JudgeComparison, path: Path) -> Path | None:
 PLOTS = {
     "heatmap": heatmaps,
     "agreement": agreement_bars,
+    "choice": choice,
     "differences": differences,
     "histograms": histograms,
     "length": length_scatter,

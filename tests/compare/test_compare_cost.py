@@ -397,3 +397,31 @@ def test_compare_reads_the_cost_inspect_recorded(tmp_path: Path) -> None:
                  log_dir=str(tmp_path / "again"), model_cost_config=str(prices))  # fmt: skip
     assert log.status == "success"
     assert any(u.total_cost for s in log.samples or [] for u in s.model_usage.values())
+
+
+def test_the_report_draws_agreement_against_cost(judge_logs: dict[str, Any]) -> None:
+    """One point per judge: its headline (somers_d_all, with its CI) against its cost per
+    scored dialog; the figure is in the report beside the cost table."""
+    from inspect_empathy.compare import write_report
+    from inspect_empathy.compare.plots import choice_points
+
+    prices = judge_logs["root"] / "choice_prices.yaml"
+    prices.write_text(f"{NO_N}: {{input: 2.5, output: 10, reasoning: 40}}\n")
+    comparison = compare_logs(judge_logs["logs"], resamples=100, prices=prices)
+    found = choice_points(comparison)
+    assert found is not None
+    points, label = found
+    assert label == "cost per scored dialog"
+    table = comparison.judges.set_index("judge")
+    assert set(points["judge"]) == set(table.index)
+    for row in points.itertuples():
+        assert row.x == pytest.approx(table.loc[row.judge, "cost_per_dialog"])
+        assert row.y == pytest.approx(table.loc[row.judge, "somers_d_all"])
+        assert row.low <= row.y <= row.high
+    out = write_report(comparison, judge_logs["root"] / "choice_report")
+    assert out["choice.png"].stat().st_size > 1000
+    html = out["report.html"].read_text()
+    assert html.index("Cost per scored dialog") < html.index('alt="choice"')
+    # without prices: the tokens per scored dialog
+    points, label = choice_points(compare_logs(judge_logs["logs"], resamples=0))  # type: ignore[misc]
+    assert label.startswith("tokens per scored dialog")
