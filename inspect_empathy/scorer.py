@@ -511,14 +511,15 @@ def _warn_unshared_settings(grader: Model) -> None:
     ``--reasoning-tokens`` or ``--reasoning-effort`` set the model under evaluation's
     generation, not the grader's, and how to give the grader its own."""
     evaluated = active_model()
-    if evaluated is None or grader is evaluated or str(grader) in _unshared_said:
+    if evaluated is None or grader is evaluated:
         return
-    theirs = evaluated.config.model_dump(exclude_none=True)
-    own = grader.config.model_dump(exclude_none=True)
-    unshared = [k for k in GRADER_SETTINGS if k in theirs and k not in own]
-    if not unshared:
+    theirs = {k: getattr(evaluated.config, k) for k in GRADER_SETTINGS}
+    own = {k: getattr(grader.config, k) for k in GRADER_SETTINGS}
+    unshared = [k for k in GRADER_SETTINGS if theirs[k] is not None and own[k] is None]
+    key = f"{evaluated}|{grader}|{theirs}|{own}"
+    if not unshared or key in _unshared_checked:
         return
-    _unshared_said.add(str(grader))
+    _unshared_checked.add(key)
     shown = ", ".join(f"--{k.replace('_', '-')} {theirs[k]}" for k in unshared)
     example = ", ".join(f"{k}: {theirs[k]}" for k in unshared)
     logger.warning(
@@ -528,7 +529,8 @@ def _warn_unshared_settings(grader: Model) -> None:
     )
 
 
-_unshared_said: set[str] = set()
+_unshared_checked: set[str] = set()
+"""(model under evaluation, grader, their settings) already said in this process."""
 
 
 async def _judge_with(
