@@ -40,8 +40,9 @@ One row per context with one column per responder (chatbot): ``responders:`` nam
 columns, a list (the column names are the responders), a mapping (responder: column) or
 a pattern with ``{responder}`` in it (``"{responder}_rating"``), in every file (a file
 entry may give its own). A response's id is the context's id values and the responder's
-name. ``own_replies: {judge: responder}`` leaves each judge's ratings of its own model's
-replies out (self-preference), counted in the notes.
+name (``read: json`` or ``text`` without ``attribute`` takes the ``dimension``, so one
+spec serves every attribute). ``own_replies: {judge: responder}`` leaves each judge's
+ratings of its own model's replies out (self-preference), counted in the notes.
 
 Ids are opaque: a sample id is its key's values joined with ``/`` for display, and no id
 is ever split; the key itself (`RatedTable.keys`) is what groups responses by context and
@@ -364,8 +365,11 @@ def _sources(
         read = str(entry.get("read", "number"))
         if read not in READS:
             raise DatasetError(f"{where}: read must be one of {', '.join(READS)}, not {read!r}")
-        if read != "number" and not entry.get("attribute"):
-            raise DatasetError(f"{where}: read: {read} needs the attribute to take")
+        attribute = entry.get("attribute")
+        if read != "number" and not attribute:
+            if columns is None or not isinstance(dimension, str) or not dimension:
+                raise DatasetError(f"{where}: read: {read} needs the attribute to take")
+            attribute = dimension  # one column per responder: the dimension names it
         own = entry.get("scale")
         out.append(
             Source(
@@ -375,7 +379,7 @@ def _sources(
                 column=column,
                 scale=parse_scale(own, f"{where}.scale") if own is not None else scale,
                 read=read,
-                attribute=str(entry["attribute"]) if entry.get("attribute") else None,
+                attribute=str(attribute) if attribute else None,
                 sheet=str(entry["sheet"]) if entry.get("sheet") else None,
                 judge=key == "judges",
                 responders=None if columns is None

@@ -215,3 +215,14 @@ def _spec(folder: Path, mapping: dict) -> Path:
     spec.write_text(yaml.safe_dump({"format": "raters", "path": ".", **mapping}),
                     encoding="utf-8")  # fmt: skip
     return spec
+
+
+def test_without_attribute_the_dimension_names_it_so_one_spec_serves_each(multi: Path) -> None:
+    parsed = read_spec(multi)
+    mapping = dict(parsed.mapping) | {"dimension": "fluency"}
+    for group in ("raters", "judges"):
+        mapping[group] = {name: {k: v for k, v in entry.items() if k != "attribute"}
+                          for name, entry in mapping[group].items()}  # fmt: skip
+    table = read_rated(parsed.source, mapping)
+    assert set(table.raters["rater1"].values()) == {5.0}
+    assert set(table.judges["claude"].values()) == {4.0}
