@@ -226,3 +226,16 @@ def test_without_attribute_the_dimension_names_it_so_one_spec_serves_each(multi:
     table = read_rated(parsed.source, mapping)
     assert set(table.raters["rater1"].values()) == {5.0}
     assert set(table.judges["claude"].values()) == {4.0}
+
+
+def test_own_replies_in_one_row_per_response(tmp_path: Path) -> None:
+    rows = "ctx,bot,v\nc1,gpt/4o,4\nc1,other,2\nc2,gpt/4o,5\nc2,other,3\n"
+    (tmp_path / "r.csv").write_text(rows, encoding="utf-8")
+    mapping = {"id": ["ctx", "bot"], "responder": "bot", "dimension": "v",
+               "raters": {"p": "r.csv"}, "judges": {"gpt": "r.csv"},
+               "own_replies": {"gpt": "gpt/4o"}}  # fmt: skip
+    table = read_rated(tmp_path, mapping)
+    assert table.judges["gpt"] == {"c1/other": 2.0, "c2/other": 3.0}
+    assert table.own_left_out == {"gpt": 2}
+    with pytest.raises(DatasetError, match="give responder .* or responders"):
+        read_rated(tmp_path, mapping | {"responders": ["a"]})
