@@ -128,3 +128,20 @@ def test_what_a_path_is() -> None:
     assert file_problem(__file__)[1] == ""
     assert file_problem("/no/such/file.json") == (None, "no such file")
     assert kind_of(os.stat(Path(__file__).parent).st_mode) == "a folder"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+@pytest.mark.parametrize("command", ["compare", "calibrate"])
+def test_a_log_that_is_not_a_file_is_named_for_what_it_is(
+    tmp_path: Path, kind: str, command: str
+) -> None:
+    """A folder is a log source (its logs are read); a FIFO or a device was "no such log
+    file or folder"."""
+    from inspect_empathy.compare import compare_logs
+    from inspect_empathy.compare.fit import calibrate_logs
+
+    path = make(kind, tmp_path, "run.eval")
+    call = compare_logs if command == "compare" else calibrate_logs
+    raised = finishes(lambda: call([str(path)]))
+    assert isinstance(raised, ValueError), repr(raised)
+    assert f"{path}: {KINDS[kind]}" in str(raised)

@@ -32,6 +32,7 @@ from inspect_ai.log import (
     read_eval_log,
 )
 
+from .._file_kind import file_problem
 from .._rubric import rubric_label
 from .._usage import (
     Key,
@@ -120,6 +121,8 @@ def _named(source: LogSource) -> list[Path]:
     path = Path(local_path(text))
     if path.is_dir() or path.is_file():
         return [path]
+    if path.exists():  # a FIFO, device or socket: refused unread, saying what it is
+        raise CompareError(f"{source}: {file_problem(path)[1]}")
     if GLOB_CHARACTERS & set(text) and "://" not in text:
         matches = sorted(glob.glob(text, recursive=True))
         logs = [Path(m) for m in matches if Path(m).is_dir() or m.endswith((".eval", ".json"))]
