@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -120,7 +121,8 @@ def json_lines(path: Path, report: LoadReport) -> Iterator[tuple[str, Any]]:
         yield where, value
 
 
-_VARIABLE_LIKE = ("${", "$(")
+_EXPANDED = re.compile(r"\$\{|\$\(|\$[A-Za-z_]")
+"""What a shell would expand in a path: ``${NAME}``, ``$NAME``, ``$(...)``."""
 
 
 def inside_folder(
@@ -146,9 +148,9 @@ def inside_folder(
         raise DatasetError(f"{where}: {key}: a file path is needed, not {path!r}")
     if "\x00" in path:
         raise DatasetError(f"{where}: {key} {path!r} holds a NUL character")
-    if path.startswith("~") or any(mark in path for mark in _VARIABLE_LIKE):
+    if path.startswith("~") or _EXPANDED.search(path):
         raise DatasetError(
-            f"{where}: {key} {path!r} is not expanded (no ~, no ${{NAME}}): write it relative "
+            f"{where}: {key} {path!r} is not expanded (no ~, no $NAME): write it relative "
             "to the folder, or list the variable under 'environment' in the spec's path"
         )
     candidate = Path(path)

@@ -96,6 +96,7 @@ def read_spec(file: Path, data: Any = None) -> Spec:
     name = data.pop("name", None)
     if name is not None:
         check_name(name, file)
+    check_controls(data, file)
     folder = file.parent
     allow = data.pop("allow_outside", False)
     if not isinstance(allow, bool):
@@ -135,6 +136,35 @@ def check_name(name: str, file: Path) -> None:
             f"U+{ord(found.group()):04X} at character {found.start() + 1}: a name is one "
             "line of plain text (a terminal escape would reach the terminal raw)"
         )
+
+
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+"""Control characters no spec text holds (tab, newline and carriage return may, in a long
+value); rater and judge names among them reach terminals and reports."""
+
+
+def check_controls(data: Any, file: Path, where: str = "", depth: int = 0) -> None:
+    """Refuse a control character in any key or text of a spec (`_CONTROL`), naming the
+    key path (``raters.expert1``), the character and its position."""
+    if depth > 50:
+        return  # deeper than any spec: its values are read (and checked) by the loaders
+    if isinstance(data, dict):
+        items: list[tuple[Any, Any]] = list(data.items())
+    elif isinstance(data, list):
+        items = list(enumerate(data))
+    else:
+        return
+    for key, value in items:
+        at = f"{where}.{key}" if where else str(key)
+        for text, what in ((key, "key"), (value, "value")):
+            found = _CONTROL.search(text) if isinstance(text, str) else None
+            if found is not None:
+                raise DatasetError(
+                    f"{file}: spec {what} {at!r} holds the control character "
+                    f"U+{ord(found.group()):04X} at character {found.start() + 1}: a spec "
+                    "holds plain text (a terminal escape would reach the terminal raw)"
+                )
+        check_controls(value, file, at, depth + 1)
 
 
 def _variables(value: Any, file: Path) -> tuple[str, ...]:

@@ -313,7 +313,7 @@ def test_a_spec_expands_no_variable_it_does_not_list(
     spec.write_text("path: ${HOME}/x.jsonl\n", "utf-8")
     assert "names the environment variable HOME, which the spec does not list" in error(spec)
     spec.write_text("path: ~/x.jsonl\n", "utf-8")
-    assert "'~/x.jsonl' is not expanded (no ~, no ${NAME})" in error(spec)
+    assert "'~/x.jsonl' is not expanded (no ~, no $NAME)" in error(spec)
     spec.write_text("path: x.jsonl\nemotional_reactions: ${HOME}/x.jsonl\n", "utf-8")
     assert "emotional_reactions '${HOME}/x.jsonl' is not expanded" in error(spec)
     spec.write_text("path: ${HOME}/x.jsonl\nenvironment: [HOME]\n", "utf-8")
@@ -389,3 +389,25 @@ def test_an_xlsx_formula_without_a_saved_value_is_named(tmp_path: Path) -> None:
     assert {row for row, _ in bad} == {3, 4, 5, 7}  # the formula, boolean, date, id formula
     assert (7, 'empty id (a formula with no saved value: =CONCAT("f","x"))') in bad
     assert table.raters["one"] == {"a": 4.0}
+
+
+@pytest.mark.parametrize(
+    ("key", "text"),
+    [("raters", {"exp\x1b[2Jert": "r.csv"}), ("judges", {"gpt": "g\x07.csv"}), ("note", "a\x9bb")],
+)
+def test_a_control_character_anywhere_in_a_spec_is_refused(
+    tmp_path: Path, key: str, text: object
+) -> None:
+    """Rater and judge names reach compare's tables and the terminal as names do."""
+    jsonl(tmp_path / "d.jsonl", {"id": "a", "turns": TURNS})
+    spec = tmp_path / "s.json"
+    spec.write_text(json.dumps({"path": "d.jsonl", key: text}), "utf-8")
+    assert "holds the control character U+" in error(spec)
+    assert f"spec {'value' if key != 'raters' else 'key'} '{key}" in error(spec)
+
+
+def test_a_dollar_name_in_a_path_is_not_expanded(tmp_path: Path) -> None:
+    jsonl(tmp_path / "d.jsonl", {"id": "a", "turns": TURNS})
+    spec = tmp_path / "s.yaml"
+    spec.write_text("path: d.jsonl\nemotional_reactions: $HOME/er.csv\n", "utf-8")
+    assert "emotional_reactions '$HOME/er.csv' is not expanded (no ~, no $NAME)" in error(spec)
