@@ -17,6 +17,7 @@ from inspect_ai.model import (
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ._compat import PrerequisiteError
+from ._file_kind import file_problem
 from ._geval import DEFAULT_COMPLETIONS, Method
 from ._judge_call import PRECISION, ask_judge
 from ._rubric import check_rubric_for, render_dialog, render_prompt, turns_from_messages
@@ -203,6 +204,10 @@ def _text_or_file(text: str) -> str:
     """The content of ``text`` read as a file path if such a file exists, else ``text``."""
     if "\n" in text or len(text) > 1024:
         return text
+    info, problem = file_problem(Path(text).expanduser())
+    if info is None and problem.startswith("is "):
+        # a FIFO would hang, a folder or device is no prompt: not taken as the prompt's text
+        raise OptionError(f"system_prompt {text!r}: {problem}")
     try:
         path = Path(text).expanduser()
         return path.read_text(encoding="utf-8") if path.is_file() else text

@@ -104,9 +104,16 @@ def _rater_file(path: Path, folder: Path) -> None:
     load_dialogs(str(spec))
 
 
+def _system_prompt(path: Path, folder: Path) -> None:
+    from inspect_empathy.solver import reply_system_prompt
+
+    reply_system_prompt(str(path))  # it was taken as the prompt's text, the path itself
+
+
 OPTIONS = {
     "dataset": _dataset, "spec": _spec, "rubric": _rubric, "calibration": _calibration,
     "prices": _prices, "ratings": _ratings, "rater file": _rater_file,
+    "system prompt": _system_prompt,
 }  # fmt: skip
 
 
