@@ -1,8 +1,10 @@
 """A gate for CI pipelines: ``inspect-empathy compare --fail-under spearman=0.6``.
 
 Each threshold applies to every compared judge that is not an offline baseline (floors
-are expected to fail), or to the judges named with ``--gate-judge``. The figures are the
-ranked table's: agreement on the common set (the dialogs every judge scored and humans
+are expected to fail), or to the judges named with ``--gate-judge`` (a name not compared
+fails, listing the judges that were). The figures are the ranked table's: the headline
+``somers_d_all`` over every rated dialog (an unscored one counted against the judge), the
+other agreement figures on the common set (the dialogs every judge scored and humans
 rated), so a judge cannot pass by leaving hard dialogs unscored; ``coverage`` is there to
 gate on that too. A figure that cannot be computed fails the gate, naming why (no human
 ratings, too few dialogs, no variation in the judge's scores or in the human ratings): a
@@ -19,8 +21,8 @@ if TYPE_CHECKING:
     from .comparison import JudgeComparison
 
 UNDER = (
-    "spearman", "spearman_low", "kendall", "pearson", "qwk", "qwk_low", "exact",
-    "within_one", "coverage",
+    "somers_d_all", "somers_d_low", "spearman", "spearman_low", "kendall", "pearson", "qwk",
+    "qwk_low", "exact", "within_one", "coverage",
 )  # fmt: skip
 """Metrics where higher is better: ``--fail-under`` (``*_low``: the 95% CI's lower end)."""
 OVER = ("mae", "mae_high", "rmse")
@@ -67,7 +69,11 @@ def gate_failures(
     table = comparison.judges
     if judges:
         missing = [j for j in judges if j not in set(table["judge"])]
-        failures = [f"--gate-judge {j}: no such judge in the comparison" for j in missing]
+        known = ", ".join(str(j) for j in table["judge"]) or "none"
+        failures = [
+            f"--gate-judge {j}: no such judge in the comparison (its judges: {known})"
+            for j in missing
+        ]
         gated = table[table["judge"].isin(judges)]
     else:
         failures = []
@@ -88,7 +94,11 @@ def gate_failures(
                     f"{row['judge']}: {name} cannot be computed ({why}), needed {limit:g}"
                 )
             elif fails(value):
-                scope = "" if name == "coverage" else f" ({where})"
+                scope = (
+                    "" if name == "coverage"
+                    else " (over every rated dialog, unscored ones counted against)"
+                    if name.startswith("somers_d") else f" ({where})"
+                )  # fmt: skip
                 failures.append(f"{row['judge']}: {name} {value:.3f} {sign} {limit:g}{scope}")
     return failures
 
