@@ -64,10 +64,12 @@ def test_concurrency_counts_every_request_at_the_fake_server(tmp_path: Path) -> 
     assert row["cpu_per_request_ratio"] > 0 and row["bare_cpu_ms_per_request"] > 0
 
 
-def test_cost_logprobs_is_one_call_and_samples_use_n(tmp_path: Path) -> None:
+def test_cost_counts_calls_tokens_and_a_rambling_judges_bound(tmp_path: Path) -> None:
+    # one run of the script (one fake server, one child per case) for both of its targets
     result = run_script(
-        "cost", tmp_path, "--limit", "3", "--cases", "logprobs", "samples (n=20)", "parse"
-    )
+        "cost", tmp_path, "--limit", "3",
+        "--cases", "logprobs", "samples (n=20)", "parse", "logprobs, rambling judge",
+    )  # fmt: skip
     cases = {c["case"]: c for c in result["cases"]}
     logprobs, samples = cases["logprobs"], cases["samples (n=20)"]
     assert logprobs["samples"] == logprobs["scored"] == 3
@@ -76,20 +78,14 @@ def test_cost_logprobs_is_one_call_and_samples_use_n(tmp_path: Path) -> None:
     assert samples["calls_per_sample"] == 1 and samples["request_n"] == {"20": 3}
     assert samples["output_tokens_per_sample"] == 20
     assert result["meets_target"] is True
-
-
-def test_cost_rambling_judge_stays_within_max_tokens(tmp_path: Path) -> None:
-    result = run_script(
-        "cost", tmp_path, "--limit", "3", "--cases", "logprobs", "logprobs, rambling judge",
-        "--max-tokens", "2",
-    )  # fmt: skip
-    cases = {c["case"]: c for c in result["cases"]}
+    # the rambling judge writes 60 words before its score: the task's own bound holds it
     rambling = cases["logprobs, rambling judge"]
     assert rambling["judge_words_before_score"] == 60
-    assert rambling["request_max_tokens"] == {"2": 3}
-    assert rambling["calls_per_sample"] == 1 and rambling["max_output_tokens_per_call"] == 2
+    (bound,) = rambling["request_max_tokens"]
+    assert rambling["request_max_tokens"] == {bound: 3} and int(bound) < 60
+    assert rambling["calls_per_sample"] == 1
+    assert rambling["max_output_tokens_per_call"] == int(bound)
     assert result["rambling_within_bound"] is True
-    assert cases["logprobs"]["output_tokens_per_sample"] == 1
 
 
 def test_loader_scale_loads_every_generated_dialog(tmp_path: Path) -> None:
@@ -111,10 +107,15 @@ def test_loader_scale_loads_every_generated_dialog(tmp_path: Path) -> None:
     assert kinds["load_dialogs_csv"]["built"] == 20
 
 
-def test_overhead_breakdown_runs_every_variant(tmp_path: Path) -> None:
-    result = run_script("overhead_breakdown", tmp_path, "--samples", "10", "--repeats", "1")
+def test_overhead_breakdown_runs_the_variants_asked_for(tmp_path: Path) -> None:
+    # three of its variants (each a child process running Inspect): the script's loop,
+    # its variants' task arguments and its table; the other variants are the same path
+    result = run_script(
+        "overhead_breakdown", tmp_path, "--samples", "10", "--repeats", "1",
+        "--tasks", "bare", "empathy", "prerendered_no_transcript",
+    )  # fmt: skip
     tasks = [r["task"] for r in result["summary"]]
-    assert tasks[:3] == ["bare", "empathy", "empathy_dialog"] and len(tasks) == 8
+    assert tasks == ["bare", "empathy", "prerendered_no_transcript"]
     assert result["summary"][0]["ratio_cpu_s"] == 1.0
 
 
