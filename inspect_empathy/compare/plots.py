@@ -139,7 +139,8 @@ def histograms(comparison: JudgeComparison, path: Path) -> Path | None:
 
 
 def agreement_bars(comparison: JudgeComparison, path: Path) -> Path | None:
-    """Spearman (95% bootstrap CI), QWK and within-one per judge, ranked."""
+    """The headline ``somers_d_all`` and Spearman on the common set (each with its 95%
+    bootstrap CI), and QWK, per judge, ranked."""
     table = comparison.judges
     if not comparison.has_human or table.empty:
         return None
@@ -152,28 +153,25 @@ def agreement_bars(comparison: JudgeComparison, path: Path) -> Path | None:
         1, 3, figsize=(13, 2.2 + 0.55 * len(judges)), sharey=True, constrained_layout=True
     )
     colours = _colours(len(judges))
-    rho = table["spearman"].to_numpy(float)
-    low = table["spearman_low"].to_numpy(float)
-    high = table["spearman_high"].to_numpy(float)
-    has_ci = np.isfinite(low) & np.isfinite(high)
-    errors = np.vstack([np.where(has_ci, rho - low, 0), np.where(has_ci, high - rho, 0)])
     panels = (
-        ("spearman", "Spearman ρ with humans (common set, 95% CI)"),
-        ("qwk", "Quadratic weighted κ"),
-        ("within_one", "Within one point"),
+        ("somers_d_all", "somers_d", "somers_d_all with humans (headline, 95% CI)"),
+        ("spearman", "spearman", "Spearman ρ (common set, 95% CI)"),
+        ("qwk", None, "Quadratic weighted κ (common set)"),
     )
-    for ax, (key, title) in zip(axes, panels, strict=True):
-        values = table[key].to_numpy(float)
-        extent = np.concatenate([values, low]) if key == "spearman" else values
+    for ax, (key, ci, title) in zip(axes, panels, strict=True):
+        values = table[key].to_numpy(float) if key in table else np.full(len(table), np.nan)
+        errors = None
+        extent = values
+        if ci is not None and f"{ci}_low" in table:
+            low = table[f"{ci}_low"].to_numpy(float)
+            high = table[f"{ci}_high"].to_numpy(float)
+            has_ci = np.isfinite(low) & np.isfinite(high) & np.isfinite(values)
+            errors = np.vstack(
+                [np.where(has_ci, values - low, 0), np.where(has_ci, high - values, 0)]
+            )
+            extent = np.concatenate([values, low])
         finite = extent[np.isfinite(extent)]
-        ax.barh(
-            y,
-            np.nan_to_num(values),
-            xerr=errors if key == "spearman" else None,
-            color=colours,
-            capsize=4,
-            height=0.6,
-        )
+        ax.barh(y, np.nan_to_num(values), xerr=errors, color=colours, capsize=4, height=0.6)
         for yi, value in zip(y, values, strict=True):
             label = f"{value:.2f}" if np.isfinite(value) else "n/a"
             ax.text(0.01, yi + 0.36, label, fontsize=8, va="center")
@@ -182,7 +180,7 @@ def agreement_bars(comparison: JudgeComparison, path: Path) -> Path | None:
         ax.grid(axis="x", alpha=0.3)
         ax.set_title(title)
     axes[0].set_yticks(y, judges)
-    figure.suptitle("Agreement with human ratings (ranked, best at the top)")
+    figure.suptitle("Agreement with human ratings (ranked by the headline, best at the top)")
     return _save(figure, path)
 
 
