@@ -100,10 +100,11 @@ def compare_logs(
         dialogs by id (``compare.published``); with no logs, compared on their own.
       alt_epsilon: The alternative-annotator test's margin epsilon (``alttest``;
         default 0.2, the paper's default for expert raters).
-      prices: A price file (YAML or JSON: model -> price per million input, output and
-        optionally reasoning tokens; ``compare.prices``) that adds ``cost_per_dialog``.
-        CompareError (one line naming the file) on a malformed file or a compared judge
-        model it does not price.
+      prices: A price file in Inspect's ``--model-cost-config`` format (YAML or JSON: model
+        -> price per million input, output and cache tokens, optionally ``reasoning``;
+        ``compare.prices``) for ``cost_per_dialog``; without one, the cost Inspect recorded
+        in the logs is used where there is one. CompareError (one line naming the file) on
+        a malformed file, a model priced twice, or a compared judge model it does not price.
     """
     if not 0 <= alt_epsilon < 1:
         raise CompareError(f"alt-test epsilon must be in [0, 1), not {alt_epsilon!r}")
@@ -146,10 +147,12 @@ def compare_judges(
     dataset: str | None = None,
     calibration_method: str = DEFAULT_CALIBRATION,
 ) -> pd.DataFrame:
-    """One row per judge in ``logs``, ranked by Spearman with the humans on the common set.
+    """One row per judge in ``logs``, ranked by the headline ``somers_d_all`` (what the
+    viewer's log list shows: over every rated dialog, an unscored one counted against the
+    judge), with its 95% interval.
 
-    The ranking uses the dialogs every judge scored and humans rated
-    (``n_common``); ``coverage`` (scored / dialogs) stands beside it and
+    Spearman and the other agreement columns use the dialogs every judge scored and humans
+    rated (``n_common``); ``coverage`` (scored / dialogs) stands beside them and
     ``low_coverage`` flags a judge that scored fewer dialogs than the best
     covered one. Errored samples (infrastructure) and unscored ones (the judge
     answered without a usable score) are separate columns. Baselines

@@ -43,7 +43,7 @@ class JudgeComparison:
     """Everything ``compare_logs`` found. All tables are pandas DataFrames."""
 
     judges: pd.DataFrame
-    """One row per judge, ranked by Spearman with the humans on the common set (best first)."""
+    """One row per judge, ranked by the headline ``somers_d_all`` (best first)."""
     pairs: pd.DataFrame
     """One row per pair of judges: Spearman difference, paired bootstrap CI, raw and Holm p."""
     length_bias: pd.DataFrame
@@ -84,7 +84,8 @@ class JudgeComparison:
     alt_note: str = ""
     """How the alternative-annotator test was run, or why there is none."""
     prices: str = ""
-    """The price file behind ``cost_per_dialog`` (empty: no prices, no cost column)."""
+    """Where ``cost_per_dialog`` comes from: the price file, ``tables.RECORDED`` (the costs
+    Inspect recorded in the logs), or empty (no cost column)."""
     reply_pairs: pd.DataFrame | None = None
     """Response mode: each pair of reply models under one grader, paired tests
     (``replying.reply_pairs``); None without response-mode logs."""
