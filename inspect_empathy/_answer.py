@@ -64,6 +64,19 @@ REASONING_TAGS: tuple[tuple[str, str, str], ...] = (
         "gpt-oss without a reasoning parser, OpenAI harmony format "
         "(https://cookbook.openai.com/articles/openai-harmony)",
     ),
+    (
+        r"(?-i:\Aanalysis(?=[A-Z]))",
+        r"(?-i:assistantfinal)",
+        "gpt-oss decoded with its special tokens skipped (the harmony markers above dropped: "
+        "'analysisWe need to ...assistantfinal4'); case-sensitive, and the opening only at "
+        "the output's start",
+    ),
+    (
+        r"<reasoning>",
+        r"</reasoning>",
+        "models trained with the GRPO recipes' format (<reasoning>...</reasoning> then "
+        "<answer>...</answer>: willccbb's grpo_demo.py, Unsloth's GRPO notebooks)",
+    ),
 )
 """Reasoning delimiters in a completion's text: (opening, closing, source). The answer is
 what follows the last closing one; an opening one after it means the output ends inside
@@ -291,6 +304,7 @@ def score_token_index(tokens: list[Logprob], text: str, match: ScoreMatch) -> in
     cover every ASCII byte from the score to the end and the score's byte falls inside one.
     Raises `LogprobsMissing` with the reason when no token can be shown to be the score's.
     """
+    tokens = _without_end_markers(tokens, text)
     chunks = [token_bytes(t) for t in tokens]
     lengths = [len(c) for c in chunks]
     joined = b"".join(chunks)
@@ -301,6 +315,9 @@ def score_token_index(tokens: list[Logprob], text: str, match: ScoreMatch) -> in
     lead = len(region) - len(region.lstrip())
     tail = joined.rstrip()
     index: int | None
+    unspelled = _unspelled_end(tail, body)
+    if unspelled and score_at - lead < len(unspelled[1].rstrip()):
+        tail, body = unspelled
     if body and tail[begin:].endswith(body):
         index = _covering(lengths, len(tail) - len(body) + score_at - lead)
     else:
@@ -312,6 +329,49 @@ def score_token_index(tokens: list[Logprob], text: str, match: ScoreMatch) -> in
             f"the token at the score, {tokens[index].token!r}, is not the score digit alone"
         )
     return index
+
+
+_REPLACEMENT = "\ufffd".encode()
+
+
+def _unspelled_end(tail: bytes, body: bytes) -> tuple[bytes, bytes] | None:
+    """The tokens' bytes and the region's without their unspelled end: U+FFFD pieces at the
+    tokens' end that stand for the region's last characters, all non-ASCII (``4分`` with
+    ``分`` split into pieces a server shows as U+FFFD, at most one a byte). None when the
+    tokens do not end so."""
+    shown = tail.rstrip()
+    pieces = 0
+    while shown.endswith(_REPLACEMENT):
+        shown = shown[: -len(_REPLACEMENT)].rstrip()
+        pieces += 1
+    kept = body.rstrip()
+    while kept and kept[-1] >= 0x80:
+        kept = kept[:-1]
+    dropped = len(body.rstrip()) - len(kept)
+    if not pieces or not dropped or pieces > dropped:
+        return None
+    return shown, kept
+
+
+_END_MARKER = re.compile(
+    r"<\|[A-Za-z_]{1,30}\|>|<｜[^｜]{1,30}｜>|</s>|<eos>|<end_of_turn>|<\|end\|>"
+)
+"""A special token's string (``<|im_end|>``, ``<|eot_id|>``, ``</s>``, ``<end_of_turn>``,
+harmony's ``<|return|>``, DeepSeek's ``<｜end▁of▁sentence｜>``): servers that return special
+tokens in the logprobs (llama.cpp, vLLM with ``skip_special_tokens`` off, the harmony tokens
+of gpt-oss) list the end of turn after the answer, which the text leaves out."""
+
+
+def _without_end_markers(tokens: list[Logprob], text: str) -> list[Logprob]:
+    """The tokens without the special tokens that close them (`_END_MARKER`), where the text
+    does not end with them: they are no part of the answer."""
+    end = len(tokens)
+    written = text.rstrip()
+    while end and _END_MARKER.fullmatch(tokens[end - 1].token.strip()):
+        if written.endswith(tokens[end - 1].token.strip()):
+            break
+        end -= 1
+    return tokens[:end]
 
 
 def _aligned_from_end(

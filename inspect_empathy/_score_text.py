@@ -51,24 +51,41 @@ class _Candidate:
     word: bool
     opens: bool
     """Nothing but markup or a bullet stands before it on its line."""
+    counts: bool = False
+    """A word follows it on its line (``5 more turns``, ``2 exams``): a count in prose, not
+    a verdict (`_COUNT`)."""
+
+    @property
+    def bare(self) -> bool:
+        """An unlabelled whole number 1-5 standing as an answer: it opens its line and no
+        word follows it (``4``, ``**4** - warm``, ``3\n\nThe reply ...``)."""
+        return (
+            self.label == "none" and self.opens and not self.counts and self.value in SCORES
+        )
 
 
 FULLWIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
-_MARKUP = re.compile(r"[*_`#>|\[\]\"{}]")
-"""Markdown, and JSON's quotes and braces (``{"score": 4}`` reads as ``score: 4``)."""
+_MARKUP = re.compile(r"[*_`#>|\[\]\"{}$]|\\boxed")
+"""Markdown, JSON's quotes and braces (``{"score": 4}`` reads as ``score: 4``), and LaTeX's
+``\\boxed{4}`` and ``$...$`` (reasoning models trained on mathematics box their answer)."""
 _DASH = r"(?:-|–|—|‐|‑|to)"
+_OF = r"(?:of|sur|von|de|su|из|van)"
+"""``4 of 5`` as English, French, German, Spanish and Portuguese, Italian, Russian, Dutch
+write it."""
+_NOT_ASCII_WORD = r"(?![A-Za-z0-9_]|\.\d)"
+"""Nothing of an ASCII word or a decimal right after (CJK text may touch: ``4/5分``)."""
 # the rubric's own scale, however the judge repeats it; replaced by spaces (offsets kept)
 _SCALE = re.compile(
     rf"\(\s*1\s*{_DASH}\s*5\s*\)"  # (1-5), (1–5), (1 to 5)
-    rf"|(?<![\w.])1\s*{_DASH}\s*5(?!\w|\.\d)"  # 1-5, 1 to 5
-    r"|(?<=\d)\s*/\s*5(?:\.0)?(?!\w|\.\d)"  # 4/5
-    r"|\bout\s+of\s+5(?:\.0)?(?!\w|\.\d)"  # 4 out of 5
-    r"|(?<=\d)\s+of\s+5(?:\.0)?(?!\w|\.\d)",  # 4 of 5
+    rf"|(?<![\w.])1\s*{_DASH}\s*5{_NOT_ASCII_WORD}"  # 1-5, 1 to 5
+    rf"|(?<=\d)\s*/\s*5(?:\.0)?{_NOT_ASCII_WORD}"  # 4/5
+    rf"|\bout\s+of\s+5(?:\.0)?{_NOT_ASCII_WORD}"  # 4 out of 5
+    rf"|(?<=\d)\s+{_OF}\s+5(?:\.0)?{_NOT_ASCII_WORD}",  # 4 of 5, 4 sur 5, 4 из 5
     re.IGNORECASE,
 )
 _OTHER_SCALE = re.compile(
-    r"\s*(?:/\s*|out\s+of\s+|of\s+)(\d+(?:\.\d+)?)"  # 4/10, 4 out of 10, 4 of 10
+    rf"\s*(?:/\s*|out\s+of\s+|{_OF}\s+)(\d+(?:\.\d+)?)"  # 4/10, 4 out of 10, 4 of 10
     rf"|\s*\(?\s*on\s+(?:a|the|an)\s+(?:scale\s+(?:of|from)\s+)?\d+\s*{_DASH}\s*\d+"
     r"(?:\s+scale)?\)?"
     r"|\s*\(?\s*on\s+(?:a|the|an)\s+\d+[- ]point\s+scale",  # on a 1-10 scale, 10-point
@@ -76,6 +93,10 @@ _OTHER_SCALE = re.compile(
 )
 # right after a score: another number it spans to ("4-5", "3 or 4", "3 to 4")
 _RANGE = re.compile(rf"\s*(?:{_DASH}|or)\s*(?:\d|(?:one|two|three|four|five)\b)", re.IGNORECASE)
+# right after a score, at the end of the answer: what only a cut answer ends with
+_DANGLING = re.compile(rf"\s*(?:/|out\s+of|{_OF}|or|and|{_DASH}|,)\s*\Z", re.IGNORECASE)
+# right after a score: a question mark (the judge asks, it does not say)
+_QUESTION = re.compile(r"\s*\?")
 # right after a score: a fraction of it ("3,5" with a decimal comma, "3½")
 _FRACTION = re.compile(r",\d|\s?[½¼¾⅓⅔⅛⅜⅝⅞]")
 # a "give it a" / "score of" that is denied or hypothetical: not the judge's verdict
@@ -94,7 +115,9 @@ _CANDIDATE = re.compile(
 _ENUMERATOR = re.compile(r"^\s*(?:[-•]\s*)?\d+[.)](?=\s|$)")
 _LABEL = re.compile(r"([^\W\d_][\w /&()'’,\-]{0,60}?)\s*[:=：]\s*$")
 _SCORE_IS = re.compile(
-    r"\b(?:(?:score|rating)\s+(?:is|of|would\s+be)|(?:give|rate)\s+(?:it|this|the\s+\w+)\s+an?)"
+    r"\b(?:(?:score|rating)\s+(?:is|of|would\s+be)"
+    r"|(?:give|rate|score)\s+(?:it|this|that|the\s+\w+|this\s+\w+)\s+an?"
+    r"|(?:rate|score)\s+(?:it|this|that|the\s+\w+|this\s+\w+)(?:\s+(?:as|at))?)"
     r"\s+$",
     re.IGNORECASE,
 )
@@ -105,14 +128,22 @@ _SCORE_BARE = re.compile(
 """A score word right before its number without a colon (``Score 4``, ``Rating - 4``,
 ``得分4分``)."""
 _OPENS = re.compile(r"\s*(?:[-•]\s*)?$")
+_COUNT = re.compile(
+    r"[ \t]+(?!(?:stars?|points?|pts|because|since|as|given)\b|[分点點점星])[^\W\d_]",
+    re.IGNORECASE,
+)
+"""A word right after a number: what it counts (``5 more turns``, ``2 exams``), unless a unit
+of score (``4 stars``, ``4 分``) or a reason (``4 because ...``) follows."""
 _OVERALL = re.compile(r"\b(?:overall|final|total)\b", re.IGNORECASE)
 _ASPECT = re.compile(
     r"relevan|tone|supportive|understanding|constructive|emotion|step", re.IGNORECASE
 )
 _SCORE_WORD = re.compile(
     r"\b(?:score|rating|rate|empathetical|empathetic|empathy|evaluation|verdict|grade"
-    r"|answer|result|assessment|judge?ment)\b"
-    r"|得分|评分|評分|分数|分數|打分|スコア|評価|점수",
+    r"|answer|result|assessment|judge?ment"
+    r"|puntuaci[oó]n|puntaje|calificaci[oó]n|valoraci[oó]n|punteggio|valutazione|voto"
+    r"|bewertung|punktzahl|pontua[cç][aã]o|avalia[cç][aã]o|[ée]valuation|оценка|балл)\b"
+    r"|得分|评分|評分|分数|分數|打分|スコア|評価|점수|평가",
     re.IGNORECASE,
 )
 
@@ -200,6 +231,7 @@ def _candidates(clean: str, text: str, cot: bool) -> list[_Candidate]:
                     label=_label_before(line[segment : m.start()], above, line[m.end() :]),
                     word=bool(m.group("word")),
                     opens=bool(_OPENS.match(line[begin : m.start()])),
+                    counts=bool(_COUNT.match(line, m.end())),
                 )
             )
             segment = m.end()
@@ -224,6 +256,14 @@ def _valid(chosen: _Candidate, clean: str) -> ScoreMatch:
     spans = _RANGE.match(clean, chosen.end)
     if spans:
         raise ScoreParseError(f"{chosen.text}{spans.group()} is a range of scores: ambiguous")
+    ends = _DANGLING.match(clean, chosen.end)
+    if ends:
+        raise ScoreParseError(
+            f"the answer ends mid-verdict ({chosen.text}{ends.group().rstrip()}): a stop that "
+            "says it finished, on an answer the bound or the service cut"
+        )
+    if _QUESTION.match(clean, chosen.end):
+        raise ScoreParseError(f"{chosen.text}? is a question, not a verdict")
     fraction = _FRACTION.match(clean, chosen.end)
     if fraction or not float(chosen.value).is_integer():
         written = chosen.text + (fraction.group() if fraction else "")
@@ -249,7 +289,7 @@ def _choose(cands: list[_Candidate]) -> _Candidate:
     pool = digits or cands
     overall = [c for c in pool if c.label == "overall"]
     if overall:
-        return _one_value(overall, "overall scores")
+        return _beside_bare(_one_value(overall, "overall scores"), pool)
     plain = [c for c in pool if c.label != "aspect"]
     if not plain:
         shown = ", ".join(repr(c.text) for c in pool[:4])
@@ -258,14 +298,34 @@ def _choose(cands: list[_Candidate]) -> _Candidate:
     return _verdict(plain)
 
 
+def _beside_bare(chosen: _Candidate, others: list[_Candidate]) -> _Candidate:
+    """The labelled score, unless a bare answer elsewhere (`_Candidate.bare`) says another
+    number: reasoning the answer region could not set aside (a tag no service documents,
+    a model that writes no tags) may hold a labelled draft before the answer (``Draft:
+    Score: 3 ... \n\n4``); which of the two is the verdict cannot be told."""
+    differ = [c for c in others if c.bare and c.value != chosen.value]
+    if differ:
+        raise ScoreParseError(
+            f"the labelled score ({chosen.text}) and a bare answer on its own line "
+            f"({differ[0].text}) differ: ambiguous"
+        )
+    return chosen
+
+
 def _verdict(agreeing: list[_Candidate]) -> _Candidate:
-    """The first unlabelled candidate that stands as a verdict: at the start of its line
-    (``4``, ``**4** - warm``). A lone number inside prose (``I'd need 5 more turns``) is
-    no verdict, whatever else the answer says."""
+    """The first unlabelled candidate that stands as a verdict: at the start of its line,
+    with no word after it (``4``, ``**4** - warm``). A lone number inside prose (``I'd need
+    5 more turns``) or one that counts something (``5 more turns would be needed``) is no
+    verdict, whatever else the answer says."""
     for cand in agreeing:
-        if cand.opens:
+        if cand.opens and not cand.counts:
             return cand
     shown = agreeing[0].text
+    if any(c.opens for c in agreeing):
+        raise ScoreParseError(
+            f"a number followed by a word counts something, it is not a verdict: {shown!r} "
+            "has no score label"
+        )
     raise ScoreParseError(
         f"a number in prose is not a verdict: {shown!r} has no score label and does not "
         "start its line"
@@ -361,10 +421,11 @@ def parse_score(text: str, cot: bool = False, cut: bool = False) -> ScoreMatch:
             raise ScoreParseError(f"cut off by max_tokens before a verdict: {ex}{_RAISE}") from ex
         return _cut_verdict(match, text, clean)
     labelled = [c for c in cands if c.label == "overall" and not c.word]
-    if labelled:
-        return _valid(_one_value(labelled, "overall scores"), clean)
     lines = _lines(text)
     final = max(i for i, (_, line) in enumerate(lines) if line.strip())
+    if labelled:
+        chosen = _one_value(labelled, "overall scores")
+        return _valid(_beside_bare(chosen, [c for c in cands if c.line == final]), clean)
     last_line = lines[final][1].strip()
     on_last = [c for c in cands if c.line == final]
     if on_last:

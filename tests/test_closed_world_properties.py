@@ -59,6 +59,19 @@ SCORE_ONLY_FORMS = (
     '{{"score": {s}}}',
     "Relevance: 5\nTone Matching: 2\nOverall: {s}",
     "I’d give it a {s}.",
+    # held-out wordings: LaTeX boxes (reasoning models trained on mathematics), other
+    # languages' labels and scales, "rate it" without an article
+    "\\boxed{{{s}}}",
+    "**Final Answer**\n$\\boxed{{{s}}}$",
+    "Punteggio: {s}",
+    "Оценка: {s}/5",
+    "{s} sur 5",
+    "Bewertung: {s} von 5",
+    "评分：{s}分",
+    "평가: {s}점",
+    "I rate it {s}.",
+    "I'd rate this response a {s}.",
+    "{s} stars",
 )
 COT_FORMS = (
     "The reply names the loss; a 4 step plan.\nScore: {s}",
@@ -86,6 +99,10 @@ DRAFTS = (
     "The user is anxious about 2 exams.",
     "Relevance: 5",
     "4 - strong empathy",
+    "5 more turns would be needed.",
+    "\\boxed{3}",
+    "Punteggio: 2",
+    "Hmm, 2",
 )
 reasoning_text = st.lists(st.sampled_from(DRAFTS), min_size=1, max_size=6).map(" ".join)
 
@@ -122,6 +139,8 @@ FORMS = (
         "<|channel|>analysis<|message|>",
         "<|end|><|start|>assistant<|channel|>final<|message|>",
     ),
+    Form("harmony_decoded", "analysis", "assistantfinal"),
+    Form("grpo", "<reasoning>\n", "\n</reasoning>\n<answer>\n"),
 )
 
 
@@ -135,6 +154,8 @@ def with_reasoning(form: Form, reasoning: str, answer: str) -> str | list:
         tail = "<|return|>"
     elif form.name == "cohere":
         tail = "<|END_RESPONSE|>"
+    elif form.name == "grpo":
+        tail = "\n</answer>"
     return f"{form.opening}{reasoning}{form.closing}{answer}{tail}"
 
 
@@ -278,8 +299,19 @@ def test_the_weighted_score_is_the_answers_own_under_any_tokens(
     after = [*decoys, *tokens]
     tail = raw[len(before) + len(answer) :]
     after += [Logprob(token=t, logprob=-0.01) for t in _split(tail)]
+    # the end of turn as a special token, where the server lists it and the text has none
+    if not tail:
+        after += [Logprob(token=t, logprob=-0.01) for t in data.draw(END_MARKERS)]
     with_tokens = judged([finished(content, after)], "logprobs", cot)
     assert with_tokens == alone
+
+
+END_MARKERS = st.sampled_from(
+    ((), (), ("<|im_end|>",), ("</s>",), ("<|eot_id|>",), ("<end_of_turn>",), ("<|return|>",),
+     ("<｜end▁of▁sentence｜>",), ("<|end|>", "<|endoftext|>"))
+)  # fmt: skip
+"""Special tokens after the answer: llama.cpp, vLLM with special tokens kept and gpt-oss's
+harmony tokens list the end of turn in the logprobs, not in the text."""
 
 
 def _split(text: str) -> list[str]:
@@ -402,3 +434,76 @@ def test_any_stop_outside_the_known_set_is_unscored(
     out = judge_output(ModelOutput(model="judge", choices=[choice, choice]), method, 2, False)  # type: ignore[arg-type]
     assert out.value is None
     assert out.reason
+
+
+# -- (e) reasoning no tag sets aside -----------------------------------------------------
+
+BARE_ANSWERS = ("{s}", "**{s}**", "{s} - strong empathy", "{s}\n\nThe reply acknowledges the loss.")
+
+
+@settings(QUICK, max_examples=300)
+@given(
+    reasoning=reasoning_text,
+    shape=st.integers(0, 100),
+    score=st.sampled_from((1, 2, 3, 4, 5)),
+    cot=st.booleans(),
+    method=st.sampled_from(("parse", "samples")),
+)
+def test_untagged_reasoning_gives_the_answers_score_or_none(
+    reasoning: str, shape: int, score: int, cot: bool, method: str
+) -> None:
+    """Reasoning in no form the answer region knows (a model that writes no tags, a tag no
+    service documents) stays in the text: its drafts may be read as candidates, so the answer
+    may be unscored as ambiguous, but a score is never one of the drafts' where the final
+    answer says another."""
+    forms = COT_FORMS if cot else BARE_ANSWERS
+    answer = forms[shape % len(forms)].format(s=score)
+    value, _ = judged([finished(f"{reasoning}\n\n{answer}")] * 2, method, cot)
+    assert value is None or value == score, (reasoning, answer)
+
+
+# -- (f) refusals holding numbers ----------------------------------------------------------
+
+REFUSING = ("", "I can't rate this; ", "Sorry, I cannot evaluate this conversation.\n",
+            "Unable to score.\n\n", "I'm not able to judge this. ", "- ")  # fmt: skip
+COUNTED = (" more turns", " reasons", " exchanges", " more messages of context", " turns",
+           " times", " people", " más turnos", " weitere Nachrichten")  # fmt: skip
+ENDINGS = ("", ".", " would be needed to rate this.", " are missing.", ":\n- a\n- b")
+
+
+@settings(QUICK, max_examples=200)
+@given(
+    opening=st.sampled_from(REFUSING), n=st.sampled_from("12345"),
+    counted=st.sampled_from(COUNTED), ending=st.sampled_from(ENDINGS),
+    method=st.sampled_from(("auto", "parse", "samples")),
+)  # fmt: skip
+def test_a_number_that_counts_something_is_no_verdict(
+    opening: str, n: str, counted: str, ending: str, method: str
+) -> None:
+    """A refusal (or any prose) whose one number counts something, wherever it stands on
+    its line, is unscored."""
+    text = f"{opening}{n}{counted}{ending}"
+    tokens = [Logprob(token=p, logprob=-0.01, top_logprobs=[TopLogprob(token=p, logprob=-0.01)])
+              for p in _split(text)]  # fmt: skip
+    value, _ = judged([finished(text, tokens)] * 2, method, False)
+    assert value is None, text
+
+
+# -- (g) stops that say finished on a cut answer -------------------------------------------
+
+DANGLING = ("/", " /", " out of", " out of ", " of", " or", " to", "-", " – ", ",", " sur", " de")
+
+
+@settings(QUICK, max_examples=150)
+@given(
+    label=st.sampled_from(LABELS), digit=st.sampled_from("12345"),
+    dangling=st.sampled_from(DANGLING), method=st.sampled_from(("auto", "parse", "samples")),
+)  # fmt: skip
+def test_an_answer_that_ends_mid_verdict_is_unscored_whatever_its_stop(
+    label: str, digit: str, dangling: str, method: str
+) -> None:
+    """``I'd give it a 4 out of`` with stop ``stop``: the service (or Inspect's mapping)
+    said finished on an answer the bound cut; its complete form could be ``4 out of 10``."""
+    text = f"{label}{digit}{dangling}"
+    value, _ = judged([finished(text)] * 2, method, False)
+    assert value is None, text

@@ -377,3 +377,53 @@ def test_gemini_other_stop_is_unscored(google_server: Any, tmp_path: Path) -> No
         fail_on_error=False,
     )  # fmt: skip
     check({str(s.id): s for s in log.samples or []}, [Case("other", respond, "did not finish")])
+
+
+# -- held-out forms: wordings, reasoning and tokens the cases above do not hold -------------
+
+
+def test_held_out_answers_through_vllm(vllm_server: Any, tmp_path: Path) -> None:
+    """Answers of other models and wordings through Inspect's vLLM provider (method auto):
+    gpt-oss decoded with its special tokens skipped, the GRPO recipes' ``<reasoning>`` tags,
+    a LaTeX box, the end of turn listed in the logprobs, a Chinese verdict whose last
+    character the server shows as U+FFFD pieces; a refusal whose number counts something,
+    reasoning no tag sets aside, a stop that says finished on a cut answer, a question."""
+    decoded = "analysisWe need to rate. Draft: Score: 3.assistantfinal4"
+    grpo = "<reasoning>\nDraft: Score: 3, but a plan.\n</reasoning>\n<answer>\n4\n</answer>"
+    boxed = "**Final Answer**\n$\\boxed{4}$"
+    chinese = "评分：4分"
+    counted = "Sorry, I cannot score this.\n5 more turns of context would be needed."
+    untagged = "Okay, the user lost a job. Draft: Score: 3.\n\n4"
+    lying = "I'd give it a 4 out of"
+    fffd = [tok("\ufffd")] * 3
+    cases = [
+        Case("decoded", chat(decoded, [*spelled(decoded[:-1], DRAFT), OWN]), 4.2),
+        Case("grpo", chat(grpo, [*spelled(grpo[: grpo.index("4\n</")], DRAFT), OWN,
+                                 *spelled("\n</answer>")]), 4.2),
+        Case("boxed", chat(boxed, [*spelled(boxed[:-3]), OWN, *spelled("}$")]), 4.2),
+        Case("end_marker", chat("4", [OWN, tok("<|im_end|>")]), 4.2),
+        Case("chinese", chat(chinese, [tok("评分："), OWN, *fffd]), 4.2),
+        Case("counted", chat(counted, spelled(counted, {"\n5": {"\n5": 0.9, "\n4": 0.1}})),
+             "counts something"),
+        Case("untagged", chat(untagged, [*spelled(untagged[:-1], DRAFT), OWN]), "ambiguous"),
+        Case("lying", chat(lying, spelled(lying, ANSWER)), "ends mid-verdict"),
+        Case("question", chat("Score: 4?", spelled("Score: 4?", ANSWER)), "a question"),
+    ]  # fmt: skip
+    run(vllm_server, "vllm/held-out-judge", cases, tmp_path)
+
+
+def test_held_out_wordings_through_anthropic(anthropic_server: Any, tmp_path: Path) -> None:
+    """Claude's wordings (method parse: no logprobs) the parse table did not hold: other
+    languages' labels and scales, "rate it" without an article, a box."""
+    cases = [
+        Case("rate_it", anthropic("I rate it 4.", "end_turn"), 4.0),
+        Case("response_a", anthropic("I'd rate this response a 4.", "end_turn"), 4.0),
+        Case("italian", anthropic("Punteggio: 4", "end_turn"), 4.0),
+        Case("french", anthropic("4 sur 5", "end_turn"), 4.0),
+        Case("russian", anthropic("Оценка: 4/5", "end_turn"), 4.0),
+        Case("korean", anthropic("평가: 4점", "end_turn"), 4.0),
+        Case("boxed", anthropic("\\boxed{4}", "end_turn"), 4.0),
+        Case("counted", anthropic("5 more turns would be needed to rate this.", "end_turn"),
+             "counts something"),
+    ]  # fmt: skip
+    run(anthropic_server, "anthropic/claude-haiku-4-5", cases, tmp_path)
