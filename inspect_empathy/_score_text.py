@@ -59,9 +59,7 @@ class _Candidate:
     def bare(self) -> bool:
         """An unlabelled whole number 1-5 standing as an answer: it opens its line and no
         word follows it (``4``, ``**4** - warm``, ``3\n\nThe reply ...``)."""
-        return (
-            self.label == "none" and self.opens and not self.counts and self.value in SCORES
-        )
+        return self.label == "none" and self.opens and not self.counts and self.value in SCORES
 
 
 FULLWIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
