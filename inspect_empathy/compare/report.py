@@ -126,7 +126,9 @@ def cost_lines(comparison: JudgeComparison) -> list[str]:
         tokens = r["input_tokens_per_dialog"] + r["output_tokens_per_dialog"]
         if number(tokens) == DASH:
             continue
-        text = f"{r['judge']} {number(r['calls_per_dialog'], 1)} calls, {tokens:,.0f} tokens"
+        calls = r["calls_per_dialog"]
+        shown = number(calls, 0 if float(calls).is_integer() else 1)
+        text = f"{r['judge']} {shown} call{'' if calls == 1 else 's'}, {tokens:,.0f} tokens"
         if comparison.prices:
             text += f", cost {significant(r.get('cost_per_dialog'))}"
         if comparison.has_human:
@@ -464,7 +466,8 @@ def terminal_pairs(comparison: JudgeComparison) -> Table:
 
 def terminal_text(comparison: JudgeComparison) -> str:
     """What ``inspect-empathy compare`` prints, within 100 columns: findings, the judges
-    (headline first) and the pairs; every other table is in the report (``--out``)."""
+    (headline first), the pairs and the human ceiling in a sentence or two; every other
+    table is in the report (``--out``)."""
     import textwrap
 
     findings = [
@@ -479,6 +482,13 @@ def terminal_text(comparison: JudgeComparison) -> str:
     ]
     if not comparison.pairs.empty and comparison.has_human:
         parts += ["", "Pairs (same dialogs):", _fitted(terminal_pairs(comparison), 0)]
+    if comparison.has_human:
+        ceiling = [
+            textwrap.fill(line, TERMINAL_WIDTH, subsequent_indent="  ", break_long_words=False)
+            for line in ceiling_lines(comparison)
+            if line
+        ]
+        parts += ["", *ceiling] if ceiling else []
     parts += [
         "",
         textwrap.fill(
