@@ -28,9 +28,7 @@ def test_completions_below_one_is_refused_whatever_the_method(
 
 
 @pytest.mark.parametrize("display", ["none", "plain"])
-def test_a_refusal_reaches_the_terminal_in_every_display_mode(
-    display: str, tmp_path: Path
-) -> None:
+def test_a_refusal_reaches_the_terminal_in_every_display_mode(display: str, tmp_path: Path) -> None:
     inspect = Path(sys.executable).parent / "inspect"
     done = subprocess.run(
         [str(inspect), "eval", "inspect_empathy/empathy", "--model", "empathy_baseline/lexicon",
