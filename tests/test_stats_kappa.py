@@ -1,5 +1,5 @@
-"""One QWK and one Krippendorff's alpha for the whole package, and QWK undefined where a
-rater has no variation (as Spearman is), never 0."""
+"""One QWK and one Krippendorff's alpha for the whole package, QWK undefined where a
+rater has no variation (as Spearman is), never 0, and the headline's bootstrap statistic."""
 
 from __future__ import annotations
 
@@ -64,3 +64,33 @@ def test_the_ceiling_uses_the_same_qwk_and_alpha() -> None:
     assert humans.ordinal_alpha(frame, resamples=0)["alpha"] == pytest.approx(
         _stats.krippendorff_alpha(matrix.tolist()), abs=1e-12
     )
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_the_headline_of_a_resample_is_somers_d_all_of_the_drawn_dialogs(
+    data: st.DataObject,
+) -> None:
+    """The bootstrap's vectorised `somers_d_all` of a resample (each dialog's draw count)
+    equals `somers_d_all` of the resampled arrays, unscored dialogs and ties included."""
+    n = data.draw(st.integers(2, 25))
+    human = data.draw(st.lists(st.integers(1, 5), min_size=n, max_size=n))
+    judge = data.draw(
+        st.lists(
+            st.one_of(
+                st.sampled_from([1.0, 2.0, 3.0, 4.0, 5.0]), st.floats(1, 5), st.just(math.nan)
+            ),
+            min_size=n,
+            max_size=n,
+        )
+    )
+    counts = np.array(data.draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)))
+    x, h = np.array(judge), np.array(human, dtype=float)
+    drawn = np.repeat(np.arange(n), counts)
+    kept = drawn[np.isfinite(x[drawn])]
+    expected = _stats.somers_d_all(x[kept], h[kept], len(drawn) - len(kept))
+    [got] = _stats.somers_d_all_weighted(counts, x, h)
+    if math.isnan(expected):
+        assert math.isnan(got)
+    else:
+        assert got == pytest.approx(expected, abs=1e-9)
