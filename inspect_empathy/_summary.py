@@ -23,7 +23,10 @@ from .dialogs import HUMAN_KEY
 
 logger = logging.getLogger("inspect_empathy")
 
-_FLAGS = ("fallback", "low_mass", "partial")
+_FLAGS = ("fallback", "low_mass", "partial", "conv_partial")
+"""Counts the end-of-run line names: auto scores parsed, low-mass logprobs scores, samples
+scores from fewer completions, and (per turn) conversations with turns missing from the
+figures (cut by --limit, or unscored turns)."""
 _DETAIL = re.compile(r"\s*(?::\s|\().*$", re.DOTALL)
 
 

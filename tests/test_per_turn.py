@@ -158,6 +158,10 @@ def test_a_conversation_cut_by_limit_is_noted(tmp_path: Path) -> None:
     assert log.status == "success" and log.results is not None
     metrics = {k: m.value for k, m in log.results.scores[0].metrics.items()}
     assert metrics["conversations"] == 2 and metrics["conv_partial"] == 1  # conv1 lost t2
+    from inspect_empathy._summary import summary_lines
+
+    [line] = summary_lines(log)  # the end-of-run line says so too
+    assert "conv_partial 1" in line
     [whole] = eval(empathy(dataset=data, per_turn=True), model="empathy_baseline/lexicon",
                    log_dir=str(tmp_path / "w"), display="none", limit=4)  # fmt: skip
     assert whole.results is not None
