@@ -15,7 +15,7 @@ from collections import Counter
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-from inspect_ai.hooks import Hooks, SampleEnd, TaskEnd, TaskStart, hooks
+from inspect_ai.hooks import Hooks, SampleEnd, SampleStart, TaskEnd, TaskStart, hooks
 from inspect_ai.log import EvalLog, EvalSample
 
 from ._usage import Key, Tally, is_empathy_scorer_name, model_calls, own_output, scorer_spent
@@ -23,9 +23,10 @@ from .dialogs import HUMAN_KEY
 
 logger = logging.getLogger("inspect_empathy")
 
-_FLAGS = ("fallback", "low_mass", "partial", "conv_partial")
-"""Counts the end-of-run line names: auto scores parsed, low-mass logprobs scores, samples
-scores from fewer completions, and (per turn) conversations with turns missing from the
+_FLAGS = ("fallback", "low_mass", "short_list", "partial", "conv_partial")
+"""Counts the end-of-run line names: auto scores parsed, low-mass logprobs scores, logprobs
+scores whose top-logprobs list left probability unlisted, samples scores from fewer
+completions, and (per turn) conversations with turns missing from the
 figures (cut by --limit, or unscored turns)."""
 _DETAIL = re.compile(r"\s*(?::\s|\().*$", re.DOTALL)
 
@@ -194,9 +195,11 @@ _done: dict[str, SamplesDone] = {}
 
 
 def samples_done() -> SamplesDone | None:
-    """The samples ended so far of the task whose metrics are being computed, while it runs
-    (Inspect computes its metrics inside the task, where `ScoringSummary.on_task_start`
-    marked it); None elsewhere (a finished log, ``inspect score``, ``compare``)."""
+    """The samples ended so far of the task whose live metrics are being computed: Inspect
+    computes them as each sample completes, inside the sample's own context, which
+    `ScoringSummary.on_sample_start` marked. None elsewhere: the task's final results
+    (computed outside any sample, over every sample, reused ones of an ``eval-retry``
+    included), a finished log, ``inspect score``, ``compare``."""
     run = _live_run.get()
     return _done.get(run) if run is not None else None
 
@@ -227,6 +230,9 @@ class ScoringSummary(Hooks):
 
     async def on_task_start(self, data: TaskStart) -> None:
         _done[data.eval_id] = SamplesDone()
+
+    async def on_sample_start(self, data: SampleStart) -> None:
+        # the sample's context only: the task's final results are computed outside it
         _live_run.set(data.eval_id)
 
     async def on_sample_end(self, data: SampleEnd) -> None:

@@ -105,4 +105,58 @@ def test_inspect_computes_the_live_metrics_inside_the_run(tmp_path: Path) -> Non
     live = [n for n in SEEN[:-1] if n is not None]
     assert live, f"no live computation saw the run's samples: {SEEN}"
     assert min(live) < N  # computed mid-run, over the samples ended so far
+    # the final results are computed over every sample (an eval-retry's reused ones too,
+    # which no sample hook sees): from the run's counts, not the live ones
+    assert SEEN[-1] is None
     assert _summary._done == {}  # forgotten when the task ends
+
+
+def test_an_eval_retry_counts_the_reused_unscored_dialogs(tmp_path: Path) -> None:
+    """Samples an eval-retry reuses from the first log end without any sample hook: the
+    final headline still counts the reused unscored ones (it is computed from the run's
+    counts, as when the log is read again)."""
+    from inspect_ai import eval_retry
+
+    rows = [
+        {
+            "id": f"d{i:02d}",
+            "rating": 1 + i % 5,
+            "turns": [
+                {"role": "user", "content": f"Something happened to me today (case {i})."},
+                {"role": "assistant", "content": "I hear you. Tell me more about it."},
+            ],
+        }
+        for i in range(N)
+    ]
+    dataset = tmp_path / "d.jsonl"
+    dataset.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+    def answer(messages, tools, tool_choice, config) -> ModelOutput:
+        case = int(messages[-1].text.split("(case ")[1].split(")")[0])
+        if case % 4 == 3:
+            raise RuntimeError("service unavailable")  # errored: the retry runs it again
+        text = "I would rather not say." if case % 4 == 2 else str(1 + case % 5)
+        output = ModelOutput.from_content("mockllm/model", text)
+        output.usage = ModelUsage(input_tokens=400, output_tokens=1, total_tokens=401)
+        return output
+
+    [first] = eval(
+        empathy(dataset=str(dataset), method="parse"),
+        model=get_model("mockllm/model", custom_outputs=answer),
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        fail_on_error=False,
+        retry_on_error=0,
+    )
+    assert first.status == "error" or any(s.error for s in first.samples or [])
+    [retried] = eval_retry(first, log_dir=str(tmp_path / "logs"), display="none")
+    scores = [
+        (float(s.scores["empathy_scorer"].value), float(s.metadata[HUMAN_KEY]))  # type: ignore[index]
+        for s in retried.samples or []
+        if s.scores and s.scores["empathy_scorer"].value == s.scores["empathy_scorer"].value
+    ]
+    judge, human = [j for j, _ in scores], [h for _, h in scores]
+    expected = somers_d_all(judge, human, N - len(scores))
+    assert retried.results is not None
+    shown = retried.results.scores[0].metrics["somers_d_all"].value
+    assert shown == pytest.approx(expected)
