@@ -311,13 +311,13 @@ def score_token_index(tokens: list[Logprob], text: str, match: ScoreMatch) -> in
     region = text.encode("utf-8", "surrogatepass")
     score_at = len(text[: match.start].encode("utf-8", "surrogatepass"))
     begin = answer_tokens_start(tokens)
+    unspelled = _unspelled_end(joined, region)
+    if unspelled and score_at < len(unspelled[1]) and begin <= len(unspelled[0]):
+        joined, region = unspelled
     body = region.strip()
     lead = len(region) - len(region.lstrip())
     tail = joined.rstrip()
     index: int | None
-    unspelled = _unspelled_end(tail, body)
-    if unspelled and score_at - lead < len(unspelled[1].rstrip()):
-        tail, body = unspelled
     if body and tail[begin:].endswith(body):
         index = _covering(lengths, len(tail) - len(body) + score_at - lead)
     else:
@@ -334,20 +334,20 @@ def score_token_index(tokens: list[Logprob], text: str, match: ScoreMatch) -> in
 _REPLACEMENT = "\ufffd".encode()
 
 
-def _unspelled_end(tail: bytes, body: bytes) -> tuple[bytes, bytes] | None:
+def _unspelled_end(joined: bytes, region: bytes) -> tuple[bytes, bytes] | None:
     """The tokens' bytes and the region's without their unspelled end: U+FFFD pieces at the
     tokens' end that stand for the region's last characters, all non-ASCII (``4分`` with
     ``分`` split into pieces a server shows as U+FFFD, at most one a byte). None when the
     tokens do not end so."""
-    shown = tail.rstrip()
+    shown = joined.rstrip()
     pieces = 0
     while shown.endswith(_REPLACEMENT):
         shown = shown[: -len(_REPLACEMENT)].rstrip()
         pieces += 1
-    kept = body.rstrip()
+    kept = region.rstrip()
     while kept and kept[-1] >= 0x80:
         kept = kept[:-1]
-    dropped = len(body.rstrip()) - len(kept)
+    dropped = len(region.rstrip()) - len(kept)
     if not pieces or not dropped or pieces > dropped:
         return None
     return shown, kept
@@ -377,8 +377,31 @@ def _without_end_markers(tokens: list[Logprob], text: str) -> list[Logprob]:
 def _aligned_from_end(
     joined: bytes, begin: int, region: bytes, score_at: int, lengths: list[int]
 ) -> int | None:
+    """`_aligned_in` the tokens' last bytes, then more of them: the answer is the tokens'
+    end, so a longer run elsewhere (the answer drafted in the reasoning before it) is never
+    preferred to the runs at the end."""
+    size = max(len(region), 1)
+    while True:
+        start = max(begin, len(joined) - size)
+        try:
+            return _aligned_in(joined, start, region, score_at, lengths)
+        except LogprobsMissing:
+            if start == begin:
+                raise
+        size *= 2
+
+
+def _non_ascii(byte: int) -> bool:
+    return byte >= 0x80
+
+
+def _aligned_in(
+    joined: bytes, begin: int, region: bytes, score_at: int, lengths: list[int]
+) -> int | None:
     after = joined[begin:]
-    matcher = difflib.SequenceMatcher(None, after[::-1], region[::-1], autojunk=False)
+    # a non-ASCII byte never seeds a run (U+FFFD pieces share their first byte with CJK
+    # punctuation): runs start on ASCII and extend over non-ASCII bytes that match
+    matcher = difflib.SequenceMatcher(_non_ascii, after[::-1], region[::-1], autojunk=False)
     blocks = [
         (len(after) - a - size, len(region) - b - size, size)
         for a, b, size in matcher.get_matching_blocks()

@@ -248,6 +248,8 @@ def judge_samples(
     raw = texts[0] if texts else ""
     if not parsed:
         reason = f"none of {len(texts)} completions held a valid score"
+        if len(set(failures)) == 1:
+            reason += f": {failures[0]}"  # one reason for all (a refusal, a cut, the context)
         return Judgement(None, "samples", raw, reason=reason, details=details)
     if len(parsed) < min_parsed * n:
         reason = (

@@ -372,7 +372,10 @@ async def complete_choices(
     The missing completions are asked for concurrently, in calls of as many choices as
     the first call returned (single calls where the service refuses ``n``), with the
     request's settings; when a seed is set each call gets its own (seed + 1, seed + 2,
-    ...), so a service that honours seeds does not return one completion n times.
+    ...), so a service that honours seeds does not return one completion n times. A top-up
+    refused as too long for the judge's context (`_providers.context_refusal`) makes the
+    output `too_long_output`, as the first call's refusal does: the dialog is unscored with
+    the provider's words, not an error (the scorer tops up an answer another solver drew).
     """
     choices = list(output.choices)
     usage = output.usage
@@ -392,7 +395,13 @@ async def complete_choices(
                 update["seed"] = seed + calls
             config = request.config.model_copy(update=update)
             requests.append(_generate(model, prompt, config, request.bound, single=True))
-        outputs = await collect(*requests)
+        try:
+            outputs = await collect(*requests)
+        except Exception as ex:
+            too_long = context_refusal(ex)
+            if too_long is None:
+                raise
+            return too_long_output(model, too_long)
         added = [c for more in outputs for c in more.choices]
         if not added:
             break

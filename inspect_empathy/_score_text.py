@@ -110,7 +110,7 @@ _CANDIDATE = re.compile(
     re.IGNORECASE,
 )
 # "1. Read the ...", "2) ...": a list item's number, at the start of a line
-_ENUMERATOR = re.compile(r"^\s*(?:[-•]\s*)?\d+[.)](?=\s|$)")
+_ENUMERATOR = re.compile(r"^\s*(?:[-•]\s*)?\d+[.)](?=\s|$)", re.MULTILINE)
 _LABEL = re.compile(r"([^\W\d_][\w /&()'’,\-]{0,60}?)\s*[:=：]\s*$")
 _SCORE_IS = re.compile(
     r"\b(?:(?:score|rating)\s+(?:is|of|would\s+be)"

@@ -623,6 +623,9 @@ def _explain(judgement: Judgement) -> str:
         low = ""
         if judgement.details.get("low_mass"):
             low = f" (low mass: score tokens held {judgement.details['score_token_mass']:.1%})"
+        if judgement.details.get("short_list"):
+            unlisted = judgement.details.get("unlisted_mass", 0.0)
+            low += f" (short list: {unlisted:.1%} of the probability unlisted)"
         return f"logprobs: {terms} = {judgement.value:.3f}{low}"
     if judgement.method == "samples":
         scores = judgement.details.get("scores", [])

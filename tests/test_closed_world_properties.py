@@ -14,7 +14,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from inspect_ai.model import (
     ChatCompletionChoice,
@@ -325,7 +325,8 @@ LEADS = ("", "", "", "", "The reply is warm. ", "Okay, so ", "- ", "**", "1. ", 
 LABELS = (
     "", "", "", "Score: ", "Score: ", "Overall: ", "Final score: ", "I'd give it a ",
     "I'd give it a ", "**Score:** ", "Score:\n", "Relevance: ", "The score is ",
-    "I wouldn't give it a ", "Score ", '{"score": ',
+    "I wouldn't give it a ", "Score ", '{"score": ', "Punteggio: ", "I rate it ", "评分：",
+    "I'd rate this response a ", "Final Answer: \\boxed{",
 )  # fmt: skip
 DIGITS = ("1", "2", "3", "4", "5", "0", "10", "４")
 AFTER = (
@@ -344,7 +345,8 @@ FRAGMENTS = OVERRULING * 4 + (
     " of ", " of 10", "out", " or ", "or 4", " to ", "to 5", "-", "- 5", "–", " (on a 1-10 scale)",
     " on a 10-point scale", "(1-5)", "1 to 5", " would need", " means", " is for",
     " at first glance, but", "The reply", "The reply", "Th", "warm", "o", "t", "T", "O", "a",
-    " not", "n't ", "Four", "five",
+    " not", "n't ", "Four", "five", " sur ", " de 10", " von 5", "?", "\\boxed{", "}", "$",
+    "分", " more turns", " stars", "5 more turns",
 )  # fmt: skip
 tails = st.lists(st.sampled_from(FRAGMENTS), max_size=10).map("".join)
 answers = st.tuples(
@@ -377,6 +379,7 @@ def test_every_prefix_marked_cut_scores_the_complete_answer_or_nothing(answer: s
 
 @settings(QUICK, max_examples=800)
 @given(prefix=answers, continuation=tails)
+@example(prefix="Score:\n1. ", continuation="\nScore: 3\n1. ")  # a list's place, not line 1
 def test_a_cut_answer_read_is_read_alike_by_every_accepted_continuation(
     prefix: str, continuation: str
 ) -> None:
@@ -507,3 +510,32 @@ def test_an_answer_that_ends_mid_verdict_is_unscored_whatever_its_stop(
     text = f"{label}{digit}{dangling}"
     value, _ = judged([finished(text)] * 2, method, False)
     assert value is None, text
+
+
+def test_the_answers_tokens_are_aligned_at_the_end_before_a_longer_draft() -> None:
+    """Tokens that do not spell the answer (a server's U+FFFD for the pieces of a split
+    character) after reasoning that drafted the whole answer: the alignment is the answer's
+    own, at the tokens' end, not the draft's longer matching run."""
+    draft = [Logprob(token=t, logprob=-0.01, top_logprobs=[TopLogprob(token=t, logprob=-0.01)])
+             for t in ("Draft: ", "评分：", "4", "分", "\n\n")]  # fmt: skip
+    own = Logprob(token="4", logprob=math.log(0.6),
+                  top_logprobs=[TopLogprob(token="4", logprob=math.log(0.6)),
+                                TopLogprob(token="5", logprob=math.log(0.4))])  # fmt: skip
+    unspelled = [Logprob(token="评", logprob=-0.01)] + [Logprob(token="\ufffd", logprob=-0.01)] * 6
+    tokens = [*draft, *unspelled, own, Logprob(token="分", logprob=-0.01)]
+    value, method = judged([finished("评分：4分", tokens)], "logprobs", False)
+    assert (value, method) == (4.4, "logprobs")
+
+
+def test_unspelled_characters_around_the_score_do_not_hide_it() -> None:
+    """A Chinese verdict inside the Bespoke-Stratos solution tags, every CJK character shown
+    as U+FFFD pieces: U+FFFD's first byte is also the first of ``：``, and such a byte
+    never anchors the alignment, so the score's own token is found."""
+    own = Logprob(token="1", logprob=math.log(0.7),
+                  top_logprobs=[TopLogprob(token="1", logprob=math.log(0.7)),
+                                TopLogprob(token="2", logprob=math.log(0.3))])  # fmt: skip
+    fffd = Logprob(token="\ufffd", logprob=-0.01)
+    tail = [Logprob(token=t, logprob=-0.01) for t in ("\n<|", "end", "_of_", "solution", "|>")]
+    tokens = [*[fffd] * 9, own, *[fffd] * 3, *tail]
+    value, method = judged([finished("评分：1分\n<|end_of_solution|>", tokens)], "logprobs", False)
+    assert method == "logprobs" and value is not None and math.isclose(value, 1.3)

@@ -22,6 +22,7 @@ from inspect_ai import eval
 from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import GenerateConfig, get_model
 
+from inspect_empathy._summary import summary_lines
 from inspect_empathy.tasks import empathy
 
 pytestmark = pytest.mark.usefixtures("quick_backoff")
@@ -298,6 +299,12 @@ def test_cut_lead_ins_and_numbers_in_prose_are_unscored_through_openai(
     assert log.results is not None
     metrics = {k: m.value for k, m in log.results.scores[0].metrics.items()}
     assert metrics["short_list"] == 1
+    # said where a reader looks: the Score's explanation and the end-of-run line
+    [short] = [s for s in log.samples or [] if s.id == "short"]
+    explained = short.scores["empathy_scorer"].explanation or ""  # type: ignore[index]
+    assert "short list: 40.0% of the probability unlisted" in explained, explained
+    [line] = summary_lines(log)
+    assert "short_list 1" in line, line
 
 
 # -- 4: stops outside the known set ----------------------------------------------------------

@@ -634,3 +634,36 @@ def test_a_graders_own_bound_is_sent(openai_server: Any, tmp_path: Path) -> None
                  log_dir=str(tmp_path / "logs"), display="none", max_retries=0)  # fmt: skip
     assert all(math.isfinite(v) for v, _, _ in outcomes(log).values())
     assert [r.body["max_tokens"] for r in openai_server.requests] == [4000] * len(SCORES)
+
+
+def test_a_judge_mode_top_up_refused_as_too_long_is_unscored_not_an_error(
+    openai_server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Judge mode with another solver's ``generate()``: the service returned fewer answers
+    than ``samples`` needs, and the scorer's top-up calls are refused as too long for the
+    context (vLLM's wording): the dialog is unscored with the provider's words."""
+    from fake_servers import Reply
+    from inspect_ai.solver import generate
+
+    def one_answer(body: dict[str, Any]) -> dict[str, Any]:
+        usage = {"prompt_tokens": 100, "completion_tokens": 1, "total_tokens": 101}
+        return {"id": "c", "object": "chat.completion", "created": 0, "model": "judge",
+                "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
+                             "message": {"role": "assistant", "content": "4"}}],
+                "usage": usage}  # fmt: skip
+
+    openai_server.script(Reply(respond=one_answer), times=1)
+    status, body = TOO_LONG["vllm"]
+    _refuse(openai_server, status, body)
+    model = _through("vllm", openai_server, monkeypatch)
+    data = dialogs(tmp_path / "d.jsonl", (4,))
+    [log] = eval(empathy(dataset=str(data), method="samples", completions=3, input="prompt"),
+                 solver=generate(), model=model,
+                 log_dir=str(tmp_path / "logs"), display="none", max_retries=0,
+                 fail_on_error=False)  # fmt: skip
+    [sample] = log.samples or []
+    assert sample.error is None, sample.error.message[:300]
+    score = sample.scores["empathy_scorer"]  # type: ignore[index]
+    reason = (score.metadata or {}).get("unscored_reason", "")
+    assert math.isnan(score.value) and "too long for the judge's context" in reason, reason  # type: ignore[arg-type]
+    assert len(openai_server.requests) >= 2  # the first answer, then a top-up refused
