@@ -535,26 +535,90 @@ def _short(value: Any, limit: int = 60) -> str:
 
 
 def _attribute(cell: Any, source: Source) -> Any:
+    """The attribute's value in a cell holding a JSON object (``read: json``) or a judge's
+    raw answer (``read: text``: the fenced JSON block, else the first JSON object in the
+    text that has the attribute). A Python dict literal (``{'empathy': 4}``, as a
+    stringified dict is written) reads as its JSON twin. ``attribute: a.b`` reads a nested
+    object's key when the object has no key ``a.b`` itself."""
     text = str(cell)
     if source.read == "text":
         fenced = _FENCE.search(text)
         if fenced is not None:
             text = fenced.group(1)
         elif "{" in text and "}" in text:
+            found = _first_object(text, source.attribute)
+            if found is not None:
+                return _lookup(found, source.attribute, text)
             text = text[text.index("{") : text.rindex("}") + 1]
         else:
             raise RecordProblem(UNREADABLE, f"no JSON block in the text {_short(cell)!r}")
+    return _lookup(_object(text), source.attribute, text)
+
+
+def _object(text: str) -> dict:
+    """The JSON object (or Python dict literal) that is the whole text."""
     try:
         data = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
-        raise RecordProblem(UNREADABLE, f"bad JSON {_short(text)!r}") from None
+        data = _dict_literal(text)
+        if data is None:
+            raise RecordProblem(UNREADABLE, f"bad JSON {_short(text)!r}") from None
     if not isinstance(data, dict):
         raise RecordProblem(UNREADABLE, f"the JSON is not an object: {_short(text)!r}")
-    if source.attribute not in data:
-        raise RecordProblem(
-            UNREADABLE, f"no attribute {source.attribute!r} (keys: {', '.join(map(str, data))})"
-        )
-    return data[source.attribute]
+    return data
+
+
+def _dict_literal(text: str) -> dict | None:
+    """A Python dict literal of plain values (``{'empathy': 4}``), or None."""
+    import ast
+
+    stripped = text.strip()
+    if not (stripped.startswith("{") and stripped.endswith("}")) or len(stripped) > 100_000:
+        return None
+    try:
+        value = ast.literal_eval(stripped)
+    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _first_object(text: str, attribute: str | None) -> dict | None:
+    """The first JSON object in ``text`` that holds ``attribute`` (None: none does)."""
+    decoder = json.JSONDecoder()
+    start = text.find("{")
+    while start != -1:
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except (json.JSONDecodeError, RecursionError):
+            value = None
+        if isinstance(value, dict) and _has(value, attribute):
+            return value
+        start = text.find("{", start + 1)
+    return None
+
+
+def _has(data: dict, attribute: str | None) -> bool:
+    try:
+        _lookup(data, attribute, "")
+    except RecordProblem:
+        return False
+    return True
+
+
+def _lookup(data: dict, attribute: str | None, text: str) -> Any:
+    if attribute in data:
+        return data[attribute]
+    value: Any = data
+    if attribute and "." in attribute:
+        for part in attribute.split("."):
+            if not isinstance(value, dict) or part not in value:
+                break
+            value = value[part]
+        else:
+            return value
+    raise RecordProblem(
+        UNREADABLE, f"no attribute {attribute!r} (keys: {', '.join(map(str, data))})"
+    )
 
 
 # --------------------------------------------------------------------------- join

@@ -239,3 +239,27 @@ def test_own_replies_in_one_row_per_response(tmp_path: Path) -> None:
     assert table.own_left_out == {"gpt": 2}
     with pytest.raises(DatasetError, match="give responder .* or responders"):
         read_rated(tmp_path, mapping | {"responders": ["a"]})
+
+
+def test_cells_as_judges_and_exports_write_them(tmp_path: Path) -> None:
+    """A stringified Python dict, a nested attribute, and an answer whose JSON follows other
+    braces are read; a cell with no such object is a bad cell naming what it holds."""
+    rows = [
+        ["ctx", "a", "b"],
+        ["c1", "{'empathy': 4, 'note': 'kind'}", '{"scores": {"empathy": 2}}'],
+        ["c2", 'I use {braces} here. {"empathy": 5, "why": "warm"} done',
+         '{"scores": {"empathy": 3}}'],
+        ["c3", "{'empathy': }", '{"scores": {}}'],
+    ]  # fmt: skip
+    with (tmp_path / "j.csv").open("w", encoding="utf-8", newline="") as file:
+        csv.writer(file).writerows(rows)
+    mapping = {"id": "ctx", "responders": ["a", "b"], "scale": [1, 5], "judges": {
+        "ja": {"file": "j.csv", "read": "text", "attribute": "empathy", "responders": ["a"]},
+        "jb": {"file": "j.csv", "read": "json", "attribute": "scores.empathy",
+               "responders": ["b"]},
+    }}  # fmt: skip
+    table = read_rated(tmp_path, mapping)
+    assert table.judges["ja"] == {"c1/a": 4.0, "c2/a": 5.0}
+    assert table.judges["jb"] == {"c1/b": 2.0, "c2/b": 3.0}
+    assert "c3/a" in table.judge_bad["ja"] and "c3/b" in table.judge_bad["jb"]
+    assert "no attribute 'scores.empathy'" in str(table.judge_bad["jb"]["c3/b"])
