@@ -428,6 +428,10 @@ def read_rows(path: Path, sheet: str | None = None) -> tuple[list[str], list[lis
     delimiter = "\t" if suffix == ".tsv" else ","
     try:
         with path.open(encoding="utf-8-sig", newline="") as file:
+            first = file.readline()
+            if delimiter == "," and "," not in first and ";" in first:
+                delimiter = ";"  # a spreadsheet's export where the comma is the decimal mark
+            file.seek(0)
             table = list(csv.reader(file, delimiter=delimiter))
     except (OSError, UnicodeDecodeError, csv.Error) as ex:
         raise DatasetError(f"{path}: unreadable file: {ex}") from ex

@@ -263,3 +263,13 @@ def test_cells_as_judges_and_exports_write_them(tmp_path: Path) -> None:
     assert table.judges["jb"] == {"c1/b": 2.0, "c2/b": 3.0}
     assert "c3/a" in table.judge_bad["ja"] and "c3/b" in table.judge_bad["jb"]
     assert "no attribute 'scores.empathy'" in str(table.judge_bad["jb"]["c3/b"])
+
+
+def test_a_semicolon_separated_export_is_read(tmp_path: Path) -> None:
+    """A header with no comma and a semicolon: the semicolon separates (a comma in a cell
+    is then text)."""
+    (tmp_path / "p.csv").write_text("\ufeffctx;bot one;b\nc,1;4;2\nc2;5;1\n", encoding="utf-8")
+    table = read_rated(tmp_path, {"id": "ctx", "responders": ["bot one", "b"],
+                                  "raters": {"p": "p.csv"}})  # fmt: skip
+    assert table.raters["p"] == {"c,1/bot one": 4.0, "c,1/b": 2.0, "c2/bot one": 5.0,
+                                 "c2/b": 1.0}  # fmt: skip
