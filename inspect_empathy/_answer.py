@@ -40,6 +40,12 @@ REASONING_TAGS: tuple[tuple[str, str, str], ...] = (
         "(https://docs.anthropic.com/en/docs/build-with-claude/prompt-engineering/chain-of-thought)",
     ),
     (r"\[THINK\]", r"\[/THINK\]", "Magistral (vllm/reasoning/mistral_reasoning_parser.py)"),
+    (
+        r"<thought>",
+        r"</thought>",
+        "EXAONE Deep (its template opens <thought> in the prompt, so the output may hold only "
+        "</thought>; served as lgai/exaone-deep-32b on Together, answers split at </thought>)",
+    ),
     (r"<seed:think>", r"</seed:think>", "Seed-OSS (vllm/reasoning/seedoss_reasoning_parser.py)"),
     (r"◁think▷", r"◁/think▷", "Kimi K2 Thinking, Kimi-VL (SGLang docs, separate_reasoning)"),
     (
@@ -87,12 +93,14 @@ _CLOSING = re.compile("|".join(f"(?:{c})" for _, c, _ in REASONING_TAGS), re.IGN
 _CLOSING_BYTES = re.compile(_CLOSING.pattern.encode("utf-8"), re.IGNORECASE)
 _WRAPPERS = re.compile(
     r"<\|(?:begin_of_solution|end_of_solution|return|end|start|START_RESPONSE|END_RESPONSE"
-    r"|START_TEXT|END_TEXT)\|>|<answer>|</answer>",
+    r"|START_TEXT|END_TEXT|begin_of_box|end_of_box)\|>|<answer>|</answer>",
     re.IGNORECASE,
 )
 """Markers around an answer (Bespoke-Stratos' solution tags; harmony's ``<|return|>``;
 Cohere's response and text markers; Hunyuan's ``<answer>``,
-vllm/reasoning/hunyuan_a13b_reasoning_parser.py): blanked before reading, offsets kept."""
+vllm/reasoning/hunyuan_a13b_reasoning_parser.py; GLM-4.5V and GLM-4.6V's answer box
+``<|begin_of_box|>...<|end_of_box|>``, in ``content`` as Z.ai's API documents): blanked before
+reading, offsets kept."""
 
 
 class NoAnswer(ScoreParseError):

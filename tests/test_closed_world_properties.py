@@ -140,6 +140,8 @@ FORMS = (
         "<|end|><|start|>assistant<|channel|>final<|message|>",
     ),
     Form("harmony_decoded", "analysis", "assistantfinal"),
+    Form("exaone_half_open", "", "\n</thought>\n\n"),
+    Form("glm_box", "<think>", "</think>\n<|begin_of_box|>"),
     Form("grpo", "<reasoning>\n", "\n</reasoning>\n<answer>\n"),
 )
 
@@ -156,6 +158,8 @@ def with_reasoning(form: Form, reasoning: str, answer: str) -> str | list:
         tail = "<|END_RESPONSE|>"
     elif form.name == "grpo":
         tail = "\n</answer>"
+    elif form.name == "glm_box":
+        tail = "<|end_of_box|>"
     return f"{form.opening}{reasoning}{form.closing}{answer}{tail}"
 
 

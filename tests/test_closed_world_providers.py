@@ -391,7 +391,8 @@ def test_gemini_other_stop_is_unscored(google_server: Any, tmp_path: Path) -> No
 
 def test_held_out_answers_through_vllm(vllm_server: Any, tmp_path: Path) -> None:
     """Answers of other models and wordings through Inspect's vLLM provider (method auto):
-    gpt-oss decoded with its special tokens skipped, the GRPO recipes' ``<reasoning>`` tags,
+    GLM-4.5V's answer box, EXAONE Deep's half-open ``</thought>``, gpt-oss decoded with its
+    special tokens skipped, the GRPO recipes' ``<reasoning>`` tags,
     a LaTeX box, the end of turn listed in the logprobs, a Chinese verdict whose last
     character the server shows as U+FFFD pieces; a refusal whose number counts something,
     reasoning no tag sets aside, a stop that says finished on a cut answer, a question."""
@@ -403,7 +404,12 @@ def test_held_out_answers_through_vllm(vllm_server: Any, tmp_path: Path) -> None
     untagged = "Okay, the user lost a job. Draft: Score: 3.\n\n4"
     lying = "I'd give it a 4 out of"
     fffd = [tok("\ufffd")] * 3
+    glm = "<think>Draft: Score: 3.</think>\n<|begin_of_box|>4<|end_of_box|>"
+    exaone = "Draft: Score: 3.\n</thought>\n\n4"
     cases = [
+        Case("glm_box", chat(glm, [*spelled(glm[: glm.index("4<")], DRAFT), OWN,
+                                   tok("<|end_of_box|>")]), 4.2),
+        Case("exaone", chat(exaone, [*spelled(exaone[:-1], DRAFT), OWN]), 4.2),
         Case("decoded", chat(decoded, [*spelled(decoded[:-1], DRAFT), OWN]), 4.2),
         Case("grpo", chat(grpo, [*spelled(grpo[: grpo.index("4\n</")], DRAFT), OWN,
                                  *spelled("\n</answer>")]), 4.2),
