@@ -259,8 +259,11 @@ class ResponderColumns:
                 raise DatasetError(f"{where}: {kind} {', '.join(map(repr, twice))} named twice")
         return cls(fixed=pairs)
 
-    def find(self, header: Sequence[str], path: Path) -> tuple[dict[str, int], list[str]]:
-        """(responder -> column index, responders of a fixed list with no column here)."""
+    def find(
+        self, header: Sequence[str], path: Path, skip: Sequence[str] = ()
+    ) -> tuple[dict[str, int], list[str]]:
+        """(responder -> column index, responders of a fixed list with no column here); a
+        pattern never matches the ``skip`` columns (the file's id and context columns)."""
         if self.pattern is None:
             found = {r: header.index(c) for r, c in self.fixed if c in header}
             absent = [r for r, c in self.fixed if c not in header]
@@ -274,6 +277,8 @@ class ResponderColumns:
         head, _, tail = self.pattern.partition(PLACEHOLDER)
         found = {}
         for index, name in enumerate(header):
+            if name in skip:
+                continue
             if len(name) > len(head) + len(tail) and name.startswith(head) and name.endswith(tail):
                 responder = name[len(head) : len(name) - len(tail)]
                 if responder in found:
@@ -644,7 +649,9 @@ def _read_source(
     id_cols = _index(header, source.id, source.file)
     report = SourceReport(source.name, source.file.name, rows=0)
     if source.responders is not None:
-        by_responder, report.absent_responders = source.responders.find(header, source.file)
+        by_responder, report.absent_responders = source.responders.find(
+            header, source.file, source.id
+        )
         cells = list(by_responder.items())
         own_id = (*source.id, RESPONDER)
     else:
@@ -761,7 +768,8 @@ def _dialog_records(
                                "reply columns, one per responder), not transcript")  # fmt: skip
         (context_col,) = _index(header, [spec.get("context", "context")], path)
         reply = ResponderColumns.parse(spec.get("response"), "dialogs.response")
-        by_responder, absent = reply.find(header, path)
+        skip = [header[i] for i in (*id_index, context_col)]
+        by_responder, absent = reply.find(header, path, skip)
         if absent:
             raise DatasetError(f"{path}: no reply column for responder(s) {', '.join(absent)}")
         replies = [(r, [context_col, c]) for r, c in by_responder.items()]

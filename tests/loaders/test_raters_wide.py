@@ -273,3 +273,10 @@ def test_a_semicolon_separated_export_is_read(tmp_path: Path) -> None:
                                   "raters": {"p": "p.csv"}})  # fmt: skip
     assert table.raters["p"] == {"c,1/bot one": 4.0, "c,1/b": 2.0, "c2/bot one": 5.0,
                                  "c2/b": 1.0}  # fmt: skip
+
+
+def test_a_bare_responder_pattern_never_takes_the_id_column(tmp_path: Path) -> None:
+    (tmp_path / "p.csv").write_text("ctx,a,b\nc1,4,2\n", encoding="utf-8")
+    table = read_rated(tmp_path, {"id": "ctx", "responders": "{responder}",
+                                  "raters": {"p": "p.csv"}})  # fmt: skip
+    assert table.raters["p"] == {"c1/a": 4.0, "c1/b": 2.0}
