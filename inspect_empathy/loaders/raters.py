@@ -798,6 +798,9 @@ def _dialog_records(
                 report.exclude("repeated dialog rows (the first row of an id is kept)")
                 continue
             texts = [str(row[c]) if c < len(row) and row[c] is not None else "" for c in text_cols]
+            if responders is not None and not texts[-1].strip():
+                report.exclude("empty reply cells (that responder has no reply in that context)")
+                continue
             if unescape:
                 texts = [unescape_empathetic_dialogues(t) for t in texts]
             try:

@@ -280,3 +280,17 @@ def test_a_bare_responder_pattern_never_takes_the_id_column(tmp_path: Path) -> N
     table = read_rated(tmp_path, {"id": "ctx", "responders": "{responder}",
                                   "raters": {"p": "p.csv"}})  # fmt: skip
     assert table.raters["p"] == {"c1/a": 4.0, "c1/b": 2.0}
+
+
+def test_an_empty_reply_cell_is_no_response_counted(tmp_path: Path) -> None:
+    (tmp_path / "d.csv").write_text("ctx,prompt,a reply,b reply\nc1,hi,hello,\nc2,sad,sorry,"
+                                    "there there\n", encoding="utf-8")  # fmt: skip
+    (tmp_path / "p.csv").write_text("ctx,a,b\nc1,4,\nc2,5,3\n", encoding="utf-8")
+    mapping = {"id": "ctx", "responders": ["a", "b"], "raters": {"p": "p.csv"},
+               "dialogs": {"file": "d.csv", "context": "prompt",
+                           "response": "{responder} reply"}}  # fmt: skip
+    spec = _spec(tmp_path, mapping)
+    dataset = load_dialogs(spec)
+    assert [s.id for s in dataset] == ["c1/a", "c2/a", "c2/b"]
+    excluded = dataset.load_report.summary()["excluded"]
+    assert excluded == {"empty reply cells (that responder has no reply in that context)": 1}
