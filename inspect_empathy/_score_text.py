@@ -54,6 +54,8 @@ class _Candidate:
     counts: bool = False
     """A word follows it on its line (``5 more turns``, ``2 exams``): a count in prose, not
     a verdict (`_COUNT`)."""
+    alternative: bool = False
+    """Offered beside a verdict (`_ALTERNATIVE`: ``maybe 4``), counting nothing."""
 
     @property
     def bare(self) -> bool:
@@ -64,9 +66,11 @@ class _Candidate:
 
 FULLWIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
-_MARKUP = re.compile(r"[*_`#>|\[\]\"{}$]|\\boxed")
+_MARKUP = re.compile(r"[*_`#|\[\]\"{}$]|\\boxed|>(?![ \t]*\d)|(?<=[\w\"'\]])>|(?<![^\n])[ \t]*>")
 """Markdown, JSON's quotes and braces (``{"score": 4}`` reads as ``score: 4``), and LaTeX's
-``\\boxed{4}`` and ``$...$`` (reasoning models trained on mathematics box their answer)."""
+``\\boxed{4}`` and ``$...$`` (reasoning models trained on mathematics box their answer). A
+``>`` is markup (a quote, a tag's end) except as a comparison before a number (``Score: >3``
+is no verdict)."""
 _DASH = r"(?:-|–|—|‐|‑|to)"
 _OF = r"(?:of|sur|von|de|su|из|van)"
 """``4 of 5`` as English, French, German, Spanish and Portuguese, Italian, Russian, Dutch
@@ -90,7 +94,13 @@ _OTHER_SCALE = re.compile(
     re.IGNORECASE,
 )
 # right after a score: another number it spans to ("4-5", "3 or 4", "3 to 4")
-_RANGE = re.compile(rf"\s*(?:{_DASH}|or)\s*(?:\d|(?:one|two|three|four|five)\b)", re.IGNORECASE)
+_RANGE = re.compile(
+    rf"\s*(?:{_DASH}|or)\s*(?:\d|(?:one|two|three|four|five)\b)"
+    r"|[ \t]*(?:\+|-?ish\b|or\s+(?:higher|more|above|better|lower|less|below|so)\b)",
+    re.IGNORECASE,
+)
+"""Right after a score: another number it spans to (``4-5``, ``3 or 4``, ``3 to 4``), or an
+open or loose one (``4+``, ``4 or higher``, ``3-ish``)."""
 # right after a score, at the end of the answer: what only a cut answer ends with
 _DANGLING = re.compile(rf"\s*(?:/|out\s+of|{_OF}|or|and|{_DASH}|,)\s*\Z", re.IGNORECASE)
 # right after a score: a question mark (the judge asks, it does not say)
@@ -102,6 +112,29 @@ _DENIED = re.compile(r"(?:\bnot\b|\bnever\b|n[’']t\b|\bcannot\b)[^.;:!?\n]*$",
 _HYPOTHETICAL = re.compile(
     r"\s*(?:would|could|might|requires?|needs?|means|is\s+for|is\s+reserved)\b", re.IGNORECASE
 )
+_CONDITION = re.compile(
+    r"[ \t,]*(?:if|unless|had|were|provided|once|at\s+(?:best|most)|is\s+not|isn[’']t"
+    r"|was\s+not|wasn[’']t|is\s+too|would\s+be\s+too|is\s+unwarranted)\b",
+    re.IGNORECASE,
+)
+"""Right after a labelled score, on its line: a condition or denial that makes it no verdict
+(``I'd give it a 5 if it named the fear``, ``a score of 5 is not warranted``, ``a 5 at best``),
+whatever the label."""
+_IF_BEFORE = re.compile(
+    r"(?:\bif\b|\bunless\b|(?:^|[.;!?]\s*)(?:had|were)\b)"
+    r"(?:(?!\b(?:but|yet|however|though|although|instead)\b)[^.;:!?\n])*$",
+    re.IGNORECASE,
+)
+"""Before a score, in its clause: a condition (``If it had named the fear, I'd rate it a 5``,
+``Had it named the fear, I'd give it a 5``), unless a ``but`` turns from it (``... if it
+named the fear, but it gets a 4``)."""
+_ALTERNATIVE = re.compile(
+    r"(?:\b(?:maybe|perhaps|possibly|could\s+(?:also\s+)?be|might\s+be|borderline|arguably"
+    r"|otherwise|even)[ \t]+(?:an?[ \t]+)?)$",
+    re.IGNORECASE,
+)
+"""Right before a number: another score offered beside the verdict (``Score: 3 (maybe 4)``,
+``I'd give it a 4 — maybe a 3``, ``Could also be 3``)."""
 # a number stands alone between ASCII letters and digits; CJK text may touch it ("4分")
 _CANDIDATE = re.compile(
     r"(?<![A-Za-z0-9_./])(?<!/\s)(?P<neg>(?<![A-Za-z0-9_)])-)?(?P<num>\d+(?:\.\d+)?)"
@@ -115,6 +148,7 @@ _LABEL = re.compile(r"([^\W\d_][\w /&()'’,\-]{0,60}?)\s*[:=：]\s*$")
 _SCORE_IS = re.compile(
     r"\b(?:(?:score|rating)\s+(?:is|of|would\s+be)"
     r"|(?:give|rate|score)\s+(?:it|this|that|the\s+\w+|this\s+\w+)\s+an?"
+    r"|(?:deserves?|earns?|merits?|gets?)\s+an?"
     r"|(?:rate|score)\s+(?:it|this|that|the\s+\w+|this\s+\w+)(?:\s+(?:as|at))?)"
     r"\s+$",
     re.IGNORECASE,
@@ -175,6 +209,8 @@ def _label_before(prefix: str, line_above: str | None, after: str = "") -> Label
     ``I'd give it a 4`` and ``a score of 4`` label it, unless denied (``I wouldn't give it
     a 5``) or hypothetical (``a score of 5 would need ...``: ``after`` is the text after it).
     """
+    if _CONDITION.match(after) or _IF_BEFORE.search(prefix):
+        return "none"
     if _SCORE_IS.search(prefix):
         if _DENIED.search(prefix) or _HYPOTHETICAL.match(after):
             return "none"
@@ -230,6 +266,8 @@ def _candidates(clean: str, text: str, cot: bool) -> list[_Candidate]:
                     word=bool(m.group("word")),
                     opens=bool(_OPENS.match(line[begin : m.start()])),
                     counts=bool(_COUNT.match(line, m.end())),
+                    alternative=bool(_ALTERNATIVE.search(line[segment : m.start()]))
+                    and not _COUNT.match(line, m.end()),
                 )
             )
             segment = m.end()
@@ -296,17 +334,28 @@ def _choose(cands: list[_Candidate]) -> _Candidate:
     return _verdict(plain)
 
 
-def _beside_bare(chosen: _Candidate, others: list[_Candidate]) -> _Candidate:
-    """The labelled score, unless a bare answer elsewhere (`_Candidate.bare`) says another
-    number: reasoning the answer region could not set aside (a tag no service documents,
-    a model that writes no tags) may hold a labelled draft before the answer (``Draft:
-    Score: 3 ... \n\n4``); which of the two is the verdict cannot be told."""
-    differ = [c for c in others if c.bare and c.value != chosen.value]
-    if differ:
-        raise ScoreParseError(
-            f"the labelled score ({chosen.text}) and a bare answer on its own line "
-            f"({differ[0].text}) differ: ambiguous"
-        )
+def _beside_bare(
+    chosen: _Candidate, others: list[_Candidate], bare_on: int | None = None
+) -> _Candidate:
+    """The labelled score, unless a bare answer elsewhere (`_Candidate.bare`; on line
+    ``bare_on`` only, where given) or an alternative offered beside it (on its line or the
+    next: ``Score: 3 (maybe 4)``) says another number: reasoning the answer region could not
+    set aside (a tag no service documents, a model that writes no tags) may hold a labelled
+    draft before the answer (``Draft: Score: 3 ... \n\n4``); which is the verdict cannot be
+    told."""
+    for c in others:
+        if c.value == chosen.value or c.value not in SCORES:
+            continue
+        if c.bare and bare_on in (None, c.line):
+            raise ScoreParseError(
+                f"the labelled score ({chosen.text}) and a bare answer on its own line "
+                f"({c.text}) differ: ambiguous"
+            )
+        if c.alternative and c.line - chosen.line in (0, 1):
+            raise ScoreParseError(
+                f"the labelled score ({chosen.text}) comes with another offered beside it "
+                f"({c.text}): ambiguous"
+            )
     return chosen
 
 
@@ -423,7 +472,7 @@ def parse_score(text: str, cot: bool = False, cut: bool = False) -> ScoreMatch:
     final = max(i for i, (_, line) in enumerate(lines) if line.strip())
     if labelled:
         chosen = _one_value(labelled, "overall scores")
-        return _valid(_beside_bare(chosen, [c for c in cands if c.line == final]), clean)
+        return _valid(_beside_bare(chosen, cands, bare_on=final), clean)
     last_line = lines[final][1].strip()
     on_last = [c for c in cands if c.line == final]
     if on_last:

@@ -72,6 +72,9 @@ SCORE_ONLY_FORMS = (
     "I rate it {s}.",
     "I'd rate this response a {s}.",
     "{s} stars",
+    "The response deserves a {s}.",
+    "<score>{s}</score>",
+    "> Score: {s}",
 )
 COT_FORMS = (
     "The reply names the loss; a 4 step plan.\nScore: {s}",
@@ -350,7 +353,8 @@ FRAGMENTS = OVERRULING * 4 + (
     " on a 10-point scale", "(1-5)", "1 to 5", " would need", " means", " is for",
     " at first glance, but", "The reply", "The reply", "Th", "warm", "o", "t", "T", "O", "a",
     " not", "n't ", "Four", "five", " sur ", " de 10", " von 5", "?", "\\boxed{", "}", "$",
-    "分", " more turns", " stars", "5 more turns",
+    "分", " more turns", " stars", "5 more turns", " if", " at best", " (maybe 4)", "+",
+    " or higher", "-ish", ">", " maybe 2", " deserves a ", "\nCould also be 3",
 )  # fmt: skip
 tails = st.lists(st.sampled_from(FRAGMENTS), max_size=10).map("".join)
 answers = st.tuples(
@@ -543,3 +547,39 @@ def test_unspelled_characters_around_the_score_do_not_hide_it() -> None:
     tokens = [*[fffd] * 9, own, *[fffd] * 3, *tail]
     value, method = judged([finished("评分：1分\n<|end_of_solution|>", tokens)], "logprobs", False)
     assert method == "logprobs" and value is not None and math.isclose(value, 1.3)
+
+
+# -- (h) conditions, alternatives and comparisons beside a labelled number -------------------
+
+VERDICT_LABELS = ("Score: ", "I'd give it a ", "I'd rate it ", "It deserves a ", "Rating: ",
+                  "**Score:** ", "The score is ")  # fmt: skip
+NOT_THE_VERDICT = (
+    "{a} if it named the fear", "{a} if it had named the fear", "{a} at best", "{a} at most",
+    "{a} is not warranted", "{a} unless it misses the fear", "{a} (maybe {b})", "{a}, maybe {b}",
+    "{a} — possibly {b}", "{a} or maybe {b}", "{a} (borderline {b})", "{a}\nCould also be {b}.",
+    "{a} or higher", "{a}+", "{a}-ish", ">{a}", "~{a}", "≥{a}", "at least {a}", "around {a}",
+)  # fmt: skip
+"""A labelled number the judge does not give as its verdict: under a condition, denied, with
+another score offered beside it, or compared."""
+
+
+@settings(QUICK, max_examples=250)
+@given(
+    label=st.sampled_from(VERDICT_LABELS), shape=st.sampled_from(NOT_THE_VERDICT),
+    a=st.sampled_from("12345"), b=st.sampled_from("12345"), gets=st.booleans(),
+    opening=st.sampled_from(("", "If it had named the fear, ", "Had it named the fear, ")),
+    method=st.sampled_from(("parse", "samples")),
+)  # fmt: skip
+def test_a_number_not_given_as_the_verdict_is_never_the_score(
+    label: str, shape: str, a: str, b: str, gets: bool, opening: str, method: str
+) -> None:
+    """``I'd give it a 5 if it named the fear, but it gets a 4`` reads 4 or nothing, never
+    5; ``Score: 3 (maybe 4)``, ``Score: >3`` and ``Score: 4 or higher`` read nothing."""
+    if a == b:
+        return
+    text = f"{label}{shape.format(a=a, b=b)}"
+    text = f"{opening}{text[0].lower()}{text[1:]}" if opening and "{b}" not in shape else text
+    if gets:
+        text += f", but it gets a {b}."
+    value, _ = judged([finished(text)] * 2, method, False)
+    assert value is None or value == float(b), text

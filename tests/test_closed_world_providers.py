@@ -438,5 +438,11 @@ def test_held_out_wordings_through_anthropic(anthropic_server: Any, tmp_path: Pa
         Case("boxed", anthropic("\\boxed{4}", "end_turn"), 4.0),
         Case("counted", anthropic("5 more turns would be needed to rate this.", "end_turn"),
              "counts something"),
+        # a labelled number that is not the verdict: conditional, hedged, compared
+        Case("conditional", anthropic("I'd give it a 5 if it named the fear, but it gets a 4.",
+                                      "end_turn"), 4.0),
+        Case("hedged", anthropic("Score: 3 (maybe 4)", "end_turn"), "offered beside it"),
+        Case("compared", anthropic("Score: >3", "end_turn"), "not a verdict"),
+        Case("open", anthropic("Score: 4 or higher", "end_turn"), "range of scores"),
     ]  # fmt: skip
     run(anthropic_server, "anthropic/claude-haiku-4-5", cases, tmp_path)
