@@ -101,15 +101,17 @@ def reply_pairs(scores: pd.DataFrame, resamples: int, seed: int) -> pd.DataFrame
     Paired by sample id and prompt dialog (a prompt that differs between the two logs is
     left out). ``diff`` is mean A minus mean B (A the higher-ranked), ``share_diff`` the same
     for the share >= 4, each with a 95% paired-bootstrap CI (a resample keeps a prompt's two
-    scores together); ``p_value`` is two-sided (twice the share of resampled mean differences
-    on the far side of 0, +1 corrected) and ``p_holm`` Holm-adjusts it over the pairs of
-    the same grader; ``p_wilcoxon`` is the Wilcoxon signed-rank test's.
+    scores together); ``p_value`` is the two-sided studentised test of "no difference" in
+    mean (`stats.studentised_p`: ``diff`` over the SD of its paired-bootstrap resamples,
+    against the standard normal, as the judges' paired test), and ``p_holm`` Holm-adjusts
+    it over the pairs of the same grader; ``p_wilcoxon`` is the Wilcoxon signed-rank
+    test's.
     """
     import numpy as np
     import pandas as pd
     from scipy.stats import wilcoxon
 
-    from .stats import holm, seed_for
+    from .stats import holm, seed_for, studentised_p
 
     table = reply_table(scores, 0, seed)
     rows = []
@@ -135,8 +137,7 @@ def reply_pairs(scores: pd.DataFrame, resamples: int, seed: int) -> pd.DataFrame
                 draws = d[idx].mean(axis=1)
                 row["diff_low"], row["diff_high"] = _interval(draws)
                 row["share_low"], row["share_high"] = _interval(s[idx].mean(axis=1))
-                tail = min(int((draws <= 0).sum()), int((draws >= 0).sum()))
-                row["p_value"] = min(1.0, 2 * (tail + 1) / (len(draws) + 1))
+                row["p_value"] = studentised_p(row["diff"], draws)
             if len(d) and np.any(d != 0):
                 row["p_wilcoxon"] = float(wilcoxon(x, y).pvalue)
             rows.append(row)
