@@ -72,9 +72,10 @@ _MARKUP = re.compile(r"[*_`#|\[\]\"{}$]|\\boxed|>(?![ \t]*\d)|(?<=[\w\"'\]])>|(?
 ``>`` is markup (a quote, a tag's end) except as a comparison before a number (``Score: >3``
 is no verdict)."""
 _DASH = r"(?:-|–|—|‐|‑|to)"
-_OF = r"(?:of|sur|von|de|su|из|van)"
+_OF = r"(?:of|[ \t]+(?:sur|von|de|su|из|van))"
 """``4 of 5`` as English, French, German, Spanish and Portuguese, Italian, Russian, Dutch
-write it."""
+write it; the other languages' words on the score's line only (a cut answer closed by a line
+break is read only where no continuation can change it: `_CUT_CLOSED`)."""
 _NOT_ASCII_WORD = r"(?![A-Za-z0-9_]|\.\d)"
 """Nothing of an ASCII word or a decimal right after (CJK text may touch: ``4/5分``)."""
 # the rubric's own scale, however the judge repeats it; replaced by spaces (offsets kept)
@@ -83,11 +84,12 @@ _SCALE = re.compile(
     rf"|(?<![\w.])1\s*{_DASH}\s*5{_NOT_ASCII_WORD}"  # 1-5, 1 to 5
     rf"|(?<=\d)\s*/\s*5(?:\.0)?{_NOT_ASCII_WORD}"  # 4/5
     rf"|\bout\s+of\s+5(?:\.0)?{_NOT_ASCII_WORD}"  # 4 out of 5
-    rf"|(?<=\d)\s+{_OF}\s+5(?:\.0)?{_NOT_ASCII_WORD}",  # 4 of 5, 4 sur 5, 4 из 5
+    rf"|(?<=\d)(?:\s+of\s+|[ \t]+(?:sur|von|de|su|из|van)[ \t]+)5(?:\.0)?{_NOT_ASCII_WORD}",
     re.IGNORECASE,
 )
 _OTHER_SCALE = re.compile(
-    rf"\s*(?:/\s*|out\s+of\s+|{_OF}\s+)(\d+(?:\.\d+)?)"  # 4/10, 4 out of 10, 4 of 10
+    r"\s*(?:/\s*|out\s+of\s+|of\s+)(\d+(?:\.\d+)?)"  # 4/10, 4 out of 10, 4 of 10
+    r"|[ \t]+(?:sur|von|de|su|из|van)[ \t]+(\d+(?:\.\d+)?)"  # 4 sur 10
     rf"|\s*\(?\s*on\s+(?:a|the|an)\s+(?:scale\s+(?:of|from)\s+)?\d+\s*{_DASH}\s*\d+"
     r"(?:\s+scale)?\)?"
     r"|\s*\(?\s*on\s+(?:a|the|an)\s+\d+[- ]point\s+scale",  # on a 1-10 scale, 10-point

@@ -378,6 +378,7 @@ def read(text: str, cut_off: bool) -> float | None:
 
 @settings(QUICK, max_examples=600)
 @given(answer=answers)
+@example(answer="I'd give it a 1\n von 5 would\nScore: 3")  # another language's scale word
 def test_every_prefix_marked_cut_scores_the_complete_answer_or_nothing(answer: str) -> None:
     complete = read(answer, cut_off=False)
     for end in range(1, len(answer) + 1):
