@@ -446,20 +446,28 @@ async def _generate(
                 }
             )
         return merged
-    return mark_cut(output, bound)
+    return mark_cut(output, bound, judge_traits(model).reports_stop)
 
 
-def mark_cut(output: ModelOutput, bound: int | None) -> ModelOutput:
+def mark_cut(output: ModelOutput, bound: int | None, reports_stop: bool = True) -> ModelOutput:
     """Mark the answers of a call that used its whole output bound as cut.
 
     Some services (and Inspect's mapping of some) report ``stop`` for an answer the bound
     cut; an answer whose call used every output token it was allowed is not taken to
     have ended on its own. Only ``stop`` is doubted: any other stop (``unknown``, a refusal,
-    the context) keeps its own name.
+    the context) keeps its own name. ``reports_stop`` False (a provider that sets no stop
+    reason: `_providers.NO_STOP_REASON`): its ``unknown`` is ``stop`` where the call used
+    fewer output tokens than the bound (every answer ended before it), else ``max_tokens``.
     """
     usage = output.usage
     if bound is None or usage is None or not output.choices:
         return output
+    if not reports_stop:
+        ended = "stop" if usage.output_tokens < bound else "max_tokens"
+        output = output.model_copy(update={"choices": [
+            c.model_copy(update={"stop_reason": ended}) if c.stop_reason == "unknown" else c
+            for c in output.choices
+        ]})  # fmt: skip
     if usage.output_tokens < bound * len(output.choices):
         return output
     if not any(c.stop_reason == "stop" for c in output.choices):

@@ -52,6 +52,10 @@ class JudgeTraits:
     """Generation settings that keep its reasoning shortest (none where it can)."""
     stop_reason_trusted: bool = True
     """False where the service (or Inspect's mapping of it) reports ``stop`` for cut answers."""
+    reports_stop: bool = True
+    """False where Inspect's provider sets no stop reason at all, so every answer arrives as
+    ``unknown`` (`NO_STOP_REASON`): a stop is then told from the output tokens the call used
+    (`_judge_call.mark_cut`)."""
     omits_certain_logprobs: bool = False
     """The service leaves out a logprob of 0 (p = 1) and Inspect then drops that token."""
     max_top_logprobs: int | None = None
@@ -132,6 +136,12 @@ _GROK = (
     "max_tokens (evalstate/fast-agent#276)"
 )
 _SELF_HOSTED = "OpenAI-compatible servers (vLLM, llama.cpp, Ollama): logprobs and n as OpenAI's"
+NO_STOP_REASON = (
+    "inspect_ai/model/_providers/hf.py, nnterp.py and transformer_lens.py build their "
+    "ChatCompletionChoice without a stop_reason, whose default is 'unknown' "
+    "(inspect_ai/model/_model_output.py); hf.py's output_tokens is the batch's generated "
+    "length, the longest answer's"
+)
 
 
 def _openai_traits(api: Any, name: str) -> JudgeTraits:
@@ -236,6 +246,11 @@ _BY_API: dict[str, JudgeTraits] = {
     "VLLMAPI": JudgeTraits("vLLM", True, sources=(_SELF_HOSTED,)),
     "OllamaAPI": JudgeTraits("Ollama", None, sources=(_SELF_HOSTED,)),
     "LlamaCppPythonAPI": JudgeTraits("llama.cpp", None, sources=(_SELF_HOSTED,)),
+    "HuggingFaceAPI": JudgeTraits("Hugging Face Transformers", None, reports_stop=False,
+                                  sources=(NO_STOP_REASON,)),  # fmt: skip
+    "NNterpAPI": JudgeTraits("nnterp", None, reports_stop=False, sources=(NO_STOP_REASON,)),
+    "TransformerLensAPI": JudgeTraits("TransformerLens", None, reports_stop=False,
+                                      sources=(NO_STOP_REASON,)),  # fmt: skip
 }
 """Services known by the class of Inspect's provider (no provider package is imported)."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -298,3 +299,50 @@ def test_each_claude_thinks_as_its_sources_say(name: str, thinking: str, quiet: 
     assert (traits.thinking, traits.quiet, traits.logprobs, traits.max_choices) == (
         thinking, quiet, False, 1
     )
+
+
+def test_a_provider_that_sets_no_stop_reason_is_read_by_the_tokens_it_used() -> None:
+    """Inspect's hf/, nnterp/ and transformer_lens/ providers set no stop reason: every answer
+    arrives as ``unknown``. Fewer output tokens than the bound: it ended on its own."""
+    ended = mark_cut(answer("4", "unknown", 2), 24, reports_stop=False)
+    assert ended.choices[0].stop_reason == "stop"
+    cut = mark_cut(answer("I'd give it a 4 at first", "unknown", 24), 24, reports_stop=False)
+    assert cut.choices[0].stop_reason == "max_tokens"
+    assert mark_cut(answer("4", "unknown", 2), 24).choices[0].stop_reason == "unknown"
+    refused = mark_cut(answer("4", "content_filter", 2), 24, reports_stop=False)
+    assert refused.choices[0].stop_reason == "content_filter"
+
+
+def test_a_local_transformers_judge_is_scored(tmp_path: Path) -> None:
+    """Through Inspect's model API with a provider shaped as hf.py's (its class name is what
+    `judge_traits` knows; no weights are loaded): the answer has no stop reason, as hf.py
+    gives none; the default command scores it, and an answer that used the bound is cut."""
+    from inspect_ai import eval
+    from inspect_ai.model import ModelAPI, modelapi
+
+    from inspect_empathy.tasks import empathy
+
+    class HuggingFaceAPI(ModelAPI):
+        async def generate(self, input, tools, tool_choice, config):  # type: ignore[no-untyped-def]
+            cut = "Case cut" in input[-1].text
+            text = "I'd give it a 4 at first glance, but" if cut else "Score: 4"
+            used = config.max_tokens if cut else 4
+            choice = ChatCompletionChoice(message=ChatMessageAssistant(content=text))
+            return ModelOutput(model=self.model_name, choices=[choice],
+                               usage=ModelUsage(input_tokens=10, output_tokens=used,
+                                                total_tokens=10 + used))  # fmt: skip
+
+    @modelapi(name="empathy_test_hf")
+    def _provider() -> type[ModelAPI]:
+        return HuggingFaceAPI
+
+    data = tmp_path / "d.jsonl"
+    rows = [{"id": n, "turns": [{"role": "user", "content": f"Case {n}: I lost my job."},
+                                {"role": "assistant", "content": "I'm so sorry."}]}
+            for n in ("fine", "cut")]  # fmt: skip
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    [log] = eval(empathy(dataset=str(data), method="parse"), model="empathy_test_hf/qwen",
+                 log_dir=str(tmp_path / "logs"), display="none")  # fmt: skip
+    scores = {s.id: s.scores["empathy_scorer"] for s in log.samples or []}  # type: ignore[index]
+    assert scores["fine"].value == 4.0
+    assert "cut off by max_tokens" in (scores["cut"].metadata or {})["unscored_reason"]
