@@ -446,3 +446,49 @@ def test_held_out_wordings_through_anthropic(anthropic_server: Any, tmp_path: Pa
         Case("open", anthropic("Score: 4 or higher", "end_turn"), "range of scores"),
     ]  # fmt: skip
     run(anthropic_server, "anthropic/claude-haiku-4-5", cases, tmp_path)
+
+
+def test_thinking_blocks_and_thought_parts_hold_no_verdict(
+    anthropic_server: Any, google_server: Any, tmp_path: Path
+) -> None:
+    """Claude's thinking block and Gemini's thought part, each holding a labelled draft that
+    differs from the answer after it: the answer is read, the draft never; a thinking block
+    with no text after it is unscored."""
+
+    def claude(blocks: list[dict[str, Any]]) -> Respond:
+        def respond(body: dict[str, Any]) -> dict[str, Any]:
+            return {"id": "msg_t", "type": "message", "role": "assistant",
+                    "model": body.get("model", "fake"), "content": blocks,
+                    "stop_reason": "end_turn", "stop_sequence": None,
+                    "usage": {"input_tokens": 100, "output_tokens": 8,
+                              # reported, as the API does: Inspect counts it otherwise
+                              "output_tokens_details": {"thinking_tokens": 6}}}  # fmt: skip
+
+        return respond
+
+    draft = {"type": "thinking", "thinking": "Draft: Score: 3. But it offers a plan.",
+             "signature": "sig"}  # fmt: skip
+    cases = [
+        Case("thinking", claude([draft, {"type": "text", "text": "4"}]), 4.0),
+        Case("only", claude([draft]), "no answer after the reasoning"),
+    ]
+    run(anthropic_server, "anthropic/claude-haiku-4-5", cases, tmp_path)
+
+    def gemini(body: dict[str, Any]) -> dict[str, Any]:
+        parts = [{"text": "Draft: Score: 3. But it offers a plan.", "thought": True},
+                 {"text": "4"}]  # fmt: skip
+        return {
+            "candidates": [{"content": {"role": "model", "parts": parts},
+                            "finishReason": "STOP"}],
+            "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 8,
+                              "totalTokenCount": 108},
+            "modelVersion": "gemini-2.0-flash", "responseId": "thought",
+        }  # fmt: skip
+
+    google_server.script(gemini, when="Case thought:")
+    (tmp_path / "g").mkdir()
+    data = dialogs(tmp_path / "g" / "d.jsonl", ["thought"])
+    [log] = eval(empathy(dataset=str(data), method="parse"), model="google/gemini-2.0-flash",
+                 log_dir=str(tmp_path / "g" / "logs"), display="none", max_retries=0,
+                 timeout=30, fail_on_error=False)  # fmt: skip
+    check({str(s.id): s for s in log.samples or []}, [Case("thought", gemini, 4.0)])
