@@ -146,7 +146,7 @@ _CANDIDATE = re.compile(
 )
 # "1. Read the ...", "2) ...": a list item's number, at the start of a line
 _ENUMERATOR = re.compile(r"^\s*(?:[-•]\s*)?\d+[.)](?=\s|$)", re.MULTILINE)
-_LABEL = re.compile(r"([^\W\d_][\w /&()'’,\-]{0,60}?)\s*[:=：]\s*$")
+_LABEL = re.compile(r"([^\W\d_][\w /&()'’,\-]{0,60}?)\s*[:=：]\s*\(?\s*$")
 _SCORE_IS = re.compile(
     r"\b(?:(?:score|rating)\s+(?:is|of|would\s+be)"
     r"|(?:give|rate|score)\s+(?:it|this|that|the\s+\w+|this\s+\w+)\s+an?"
@@ -161,13 +161,19 @@ _SCORE_BARE = re.compile(
 )
 """A score word right before its number without a colon (``Score 4``, ``Rating - 4``,
 ``得分4分``)."""
-_OPENS = re.compile(r"\s*(?:[-•]\s*)?$")
+_OPENS = re.compile(r"\s*(?:[-•]\s*)?\(?\s*$")
 _COUNT = re.compile(
-    r"[ \t]+(?!(?:stars?|points?|pts|because|since|as|given)\b|[分点點점星])[^\W\d_]",
+    r"(?:[ \t]+(?!(?:stars?|points?|pts|because|since|as|given|for|on|out|of|or|to|and|but"
+    r"|though|rather|not|at|if|unless|in|with|is|was|would|could|might|means|needs?|requires?"
+    r"|overall|sur|von|de|su|из|van)\b|[分点點점星])"
+    r"|-(?!(?:stars?|points?)\b))[^\W\d_]",
     re.IGNORECASE,
 )
-"""A word right after a number: what it counts (``5 more turns``, ``2 exams``), unless a unit
-of score (``4 stars``, ``4 分``) or a reason (``4 because ...``) follows."""
+"""A word right after a number, or joined to it by a hyphen: what it counts (``5 more
+turns``, ``2 exams``, ``a 4-step plan``, ``a 5 minute break``), unless a unit of score
+(``4 stars``, ``4-star``, ``4 分``), a reason (``4 because ...``, ``4 for warmth``) or a
+word the parse table reads on (``4 out of``, ``4 on a 10-point scale``, ``5 would``) follows.
+A count is no verdict, labelled by ``gets a`` or standing alone."""
 _OVERALL = re.compile(r"\b(?:overall|final|total)\b", re.IGNORECASE)
 _ASPECT = re.compile(
     r"relevan|tone|supportive|understanding|constructive|emotion|step", re.IGNORECASE
@@ -214,14 +220,14 @@ def _label_before(prefix: str, line_above: str | None, after: str = "") -> Label
     if _CONDITION.match(after) or _IF_BEFORE.search(prefix):
         return "none"
     if _SCORE_IS.search(prefix):
-        if _DENIED.search(prefix) or _HYPOTHETICAL.match(after):
+        if _DENIED.search(prefix) or _HYPOTHETICAL.match(after) or _COUNT.match(after):
             return "none"
         return "overall"
     match = _LABEL.search(prefix)
     if match:
         return _label_kind(match.group(1))
     if _SCORE_BARE.search(prefix):
-        if _DENIED.search(prefix) or _HYPOTHETICAL.match(after):
+        if _DENIED.search(prefix) or _HYPOTHETICAL.match(after) or _COUNT.match(after):
             return "none"
         return "overall"
     if not prefix.strip() and line_above is not None:

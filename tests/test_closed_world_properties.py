@@ -477,9 +477,11 @@ def test_untagged_reasoning_gives_the_answers_score_or_none(
 # -- (f) refusals holding numbers ----------------------------------------------------------
 
 REFUSING = ("", "I can't rate this; ", "Sorry, I cannot evaluate this conversation.\n",
-            "Unable to score.\n\n", "I'm not able to judge this. ", "- ")  # fmt: skip
+            "Unable to score.\n\n", "I'm not able to judge this. ", "- ", "The user gets a ",
+            "It deserves a ")  # fmt: skip
 COUNTED = (" more turns", " reasons", " exchanges", " more messages of context", " turns",
-           " times", " people", " más turnos", " weitere Nachrichten")  # fmt: skip
+           " times", " people", " más turnos", " weitere Nachrichten", " minute break",
+           "-step plan", "-minute read")  # fmt: skip
 ENDINGS = ("", ".", " would be needed to rate this.", " are missing.", ":\n- a\n- b")
 
 
