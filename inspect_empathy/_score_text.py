@@ -123,13 +123,14 @@ _CONDITION = re.compile(
 (``I'd give it a 5 if it named the fear``, ``a score of 5 is not warranted``, ``a 5 at best``),
 whatever the label."""
 _IF_BEFORE = re.compile(
-    r"(?:\bif\b|\bunless\b|(?:^|[.;!?]\s*)(?:had|were)\b)"
+    r"(?:\bif\b(?!\s+(?:I|we)\s+(?:had|have|were|must)\s+to\b|\s+(?:forced|asked|pressed)\b)"
+    r"|\bunless\b|(?:^|[.;!?]\s*)(?:had|were)\b)"
     r"(?:(?!\b(?:but|yet|however|though|although|instead)\b)[^.;:!?\n])*$",
     re.IGNORECASE,
 )
 """Before a score, in its clause: a condition (``If it had named the fear, I'd rate it a 5``,
 ``Had it named the fear, I'd give it a 5``), unless a ``but`` turns from it (``... if it
-named the fear, but it gets a 4``)."""
+named the fear, but it gets a 4``); ``If I had to rate it, I'd give it a 4`` is a verdict."""
 _ALTERNATIVE = re.compile(
     r"(?:\b(?:maybe|perhaps|possibly|could\s+(?:also\s+)?be|might\s+be|borderline|arguably"
     r"|otherwise|even)[ \t]+(?:an?[ \t]+)?)$",
