@@ -13,6 +13,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+pytestmark = pytest.mark.benchmarks
+"""The benchmark scripts' own smoke tests: CI runs them (`pytest -m benchmarks`); the
+default run leaves them out (each starts Inspect in several child processes)."""
+
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks"
 

@@ -8,6 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.benchmarks
+"""The benchmark scripts' own smoke tests: CI runs them (`pytest -m benchmarks`); the
+default run leaves them out (each starts Inspect in several child processes)."""
+
 SCRIPT = Path(__file__).parents[1] / "benchmarks" / "error_rates.py"
 
 

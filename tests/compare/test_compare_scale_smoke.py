@@ -7,6 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.benchmarks
+"""The benchmark scripts' own smoke tests: CI runs them (`pytest -m benchmarks`); the
+default run leaves them out (each starts Inspect in several child processes)."""
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
