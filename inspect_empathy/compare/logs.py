@@ -772,19 +772,20 @@ def _results(paths: Sequence[str]) -> Iterator[ReadResult]:
 
 
 def read_logs(
-    paths: Sequence[str], progress: bool = False
-) -> tuple[list[dict[str, Any]], list[Rows], list[str]]:
+    paths: Sequence[str], progress: bool = False, frames: bool = False
+) -> tuple[list[dict[str, Any]], list[Any], list[str]]:
     """Headers and rows of every readable log scored by the empathy scorer, plus warnings.
 
     An unreadable log (truncated, empty, not a log), a log without samples or
     without empathy scores is skipped with a warning that names it. Big logs are
     read by one worker process per core. A text that several logs hold (a dialog every
-    judge judged) is kept once.
+    judge judged) is kept once. Each log's rows are `Rows`, or with ``frames`` a
+    DataFrame made as the log arrives (its lists let go column by column).
     """
     from tqdm.auto import tqdm
 
     headers: list[dict[str, Any]] = []
-    all_rows: list[Rows] = []
+    all_rows: list[Any] = []
     pool: dict[str, str] = {}
     notes: list[str] = []
     results = _results(paths)
@@ -798,8 +799,37 @@ def read_logs(
             continue
         rows.share(pool)
         headers.append(header)
-        all_rows.append(rows)
+        all_rows.append(_frame(rows) if frames else rows)
     return headers, all_rows, notes
+
+
+def _frame(rows: Rows) -> pd.DataFrame:
+    """``pd.DataFrame(rows)``, emptying the lists as each column is made."""
+    import numpy as np
+    import pandas as pd
+
+    columns = {}
+    for name in list(rows):
+        values = rows.pop(name)
+        kind = _DTYPES.get(name)
+        if name in LONG_TEXT:  # Python strings, each dialog's one object (`Rows.share`)
+            columns[name] = pd.Series(np.array(values, dtype=object), dtype=object, copy=False)
+        elif kind is not None:  # the type said, not inferred
+            columns[name] = pd.Series(np.array(values, dtype=kind), copy=False)
+        else:
+            columns[name] = pd.Series(values)  # inferred, as pd.DataFrame(rows) would
+    return pd.DataFrame(columns, copy=False)
+
+
+_FLOATS = (
+    "reply_words", *COST_COLUMNS, *CACHE_COLUMNS, "tokens", "recorded_cost", "score", "human",
+    "uncalibrated",
+)  # fmt: skip
+_DTYPES = {"epoch": "int64", "errored": "bool", **dict.fromkeys(_FLOATS, "float64")}
+"""Columns of one type in every log's rows (`_usage_row`, `_read_with` write floats)."""
+LONG_TEXT = ("dialog", "reply", "answer")
+"""Columns kept as Python strings (``object``): pandas' own string type would copy each
+dialog into every judge's column (a million rows: gigabytes)."""
 
 
 def _drop_superseded(info: pd.DataFrame, notes: list[str]) -> pd.DataFrame:
@@ -934,19 +964,29 @@ PER_DIALOG = (
 def _one_epoch_each(rows: pd.DataFrame) -> pd.DataFrame:
     """`per_dialog` where each judge has one row per dialog: the rows as they are (what
     `_epochs_averaged` gives for groups of one, without grouping a million rows)."""
-    samples = rows.reset_index(drop=True)
-    samples = samples.assign(
-        tokens=samples["tokens"].where(~samples["errored"]),
-        epochs=1,
-        epoch_scores=[[score] for score in samples["score"]],
-        errored_epochs=samples["errored"].astype(int),
-        members_usage=[
+    import pandas as pd
+
+    made = {
+        "tokens": rows["tokens"].where(~rows["errored"]),
+        "epoch_scores": [[score] for score in rows["score"]],
+        "errored_epochs": rows["errored"].astype(int),
+        "members_usage": [
             {m: tuple(u) for m, u in value.items()} if value else None
-            for value in samples["members_usage"]
+            for value in rows["members_usage"]
         ],
-        **{c: samples[c].fillna(0.0) for c in (*COST_COLUMNS[1:], *CACHE_COLUMNS)},
-    )
-    return samples[list(PER_DIALOG)]
+        **{c: rows[c].fillna(0.0) for c in (*COST_COLUMNS[1:], *CACHE_COLUMNS)},
+        # `per_dialog` clears these by status: copies, so the rows keep theirs
+        **{c: rows[c].copy() for c in ("error", "unscored_reason")},
+    }
+    # one new frame from the columns (assign and a column selection would each copy all)
+    columns = {c: made[c] if c in made else rows[c] for c in PER_DIALOG if c != "epochs"}
+    samples = pd.DataFrame(
+        {c: v if isinstance(v, pd.Series) else pd.Series(v, index=rows.index, dtype=object)
+         for c, v in columns.items()},
+        copy=False,
+    )  # fmt: skip
+    samples.insert(PER_DIALOG.index("epochs"), "epochs", 1)
+    return samples.reset_index(drop=True)
 
 
 def _epochs_averaged(rows: pd.DataFrame) -> pd.DataFrame:
@@ -1003,7 +1043,7 @@ def load_scores(
 
     sources = [logs] if isinstance(logs, str | os.PathLike) else list(logs)
     paths = find_logs(sources)
-    headers, all_rows, notes = read_logs(paths, progress=progress)
+    headers, all_rows, notes = read_logs(paths, progress=progress, frames=True)
     if not headers:
         shown = "; ".join(notes)
         raise CompareError(
@@ -1027,27 +1067,34 @@ def load_scores(
         raise CompareError(f"no finished log to compare: {'; '.join([shown, *notes])}")
     frames = []
     for _, header in info.iterrows():
-        frame = pd.DataFrame(all_rows[int(header["key"])])
+        frame = all_rows[int(header["key"])]
+        all_rows[int(header["key"])] = None  # the frame goes into `every`: one copy held
         for key in HEADER_KEYS:
             frame[key] = header[key]
         frames.append(frame)
     every = pd.concat(frames, ignore_index=True)
-    finished = set(info.loc[~info["_unfinished"], "key"])
-    rows = every[every["key"].isin(finished)]
+    del frames, all_rows
+    finished = every["key"].isin(set(info.loc[~info["_unfinished"], "key"]))
+    rows = every if finished.all() else every[finished]
     replies = reply_models(rows)
     from .replying import reply_scores
 
     per_reply = reply_scores(rows)
     chosen = _choose_group(info[~info["_unfinished"]], rows, dataset, notes)
     info = _set_apart(info, chosen, notes)
-    rows = rows[(rows["mode"] == chosen[0]) & (rows["fingerprint"] == chosen[1])]
-    same_ratings(rows)
-    judges = rows[["key", "judge_model", *JUDGE_PARTS, "created"]].drop_duplicates(
-        ["key", "judge_model"]
-    )
+    compared_rows = finished & (every["mode"] == chosen[0]) & (every["fingerprint"] == chosen[1])
+    del rows
+    parts = every.loc[compared_rows, ["key", "judge_model", *JUDGE_PARTS, "created"]]
+    judges = parts.drop_duplicates(["key", "judge_model"])
     judges = judges.sort_values("created", kind="stable").reset_index(drop=True)
     judges["judge"] = _label_judges(judges)
-    rows = rows.merge(judges[["key", "judge_model", "judge"]], on=["key", "judge_model"])
+    # each row's judge label, set on `every` in place (a merge would copy every row)
+    label = judges.set_index(["key", "judge_model"])["judge"]
+    every["judge"] = label.reindex(
+        pd.MultiIndex.from_frame(every[["key", "judge_model"]])
+    ).to_numpy()
+    rows = every if compared_rows.all() else every[compared_rows]
+    same_ratings(rows)
     samples = per_dialog(rows)
     compared = info["set_apart"] == ""
     by_log = rows.groupby("key")
