@@ -28,6 +28,12 @@ DEFAULT_CALIBRATION = "shift"
 
 LEVELS = (1, 2, 3, 4, 5)
 
+LEFT_OUT = "left_out"
+"""Status of a judge's sample row left out by design, not a dialog it failed to score: a
+published judge's rating of its own model's reply (a spec's ``own_replies``). The dialog
+is outside that judge's dialogs (its coverage and headline) and is counted in the judges
+table's ``left_out``."""
+
 DEFAULT_RESAMPLES = 2000
 """Bootstrap resamples for confidence intervals and p-values."""
 

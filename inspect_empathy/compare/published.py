@@ -31,7 +31,7 @@ from ..errors import DatasetError
 from ..loaders.raters import NOTE_LIMIT, RatedTable, rater_bad_cells, read_rated
 from ..loaders.spec import read_spec
 from . import kappa as kappas
-from .comparison import CompareError
+from .comparison import LEFT_OUT, CompareError
 
 PREFIX = "published:"
 """Judge label prefix of a published judge: ``published:gpt-4o``."""
@@ -95,7 +95,8 @@ def published_rows(pub: Published, ids: Sequence[str] | None = None) -> pd.DataF
     """Rows of the comparison's samples table for each published judge (``per_dialog``
     columns), on ``ids`` (default: the spec's dialogs). A dialog the judge's file does
     not rate is unscored (``not in the published file``); a bad cell is unscored with the
-    cell named."""
+    cell named; a rating of the judge's own model's reply (``own_replies``) is left out
+    by design (status ``comparison.LEFT_OUT``: outside its coverage and headline)."""
     table = pub.table
     ids = list(table.ids if ids is None else ids)
     human = _aggregate(table, ids)
@@ -134,9 +135,10 @@ def published_rows(pub: Published, ids: Sequence[str] | None = None) -> pd.DataF
             else:
                 bad = table.judge_bad.get(judge, {}).get(sid)
                 reason = str(bad) if bad is not None else "not in the published file"
+                status = "unscored"
                 if responder_of.get(sid) in table.own_replies.get(judge, ()):
-                    reason = "its own model's reply (left out: own_replies)"
-                row |= {"score": math.nan, "status": "unscored", "unscored_reason": reason}
+                    reason, status = "its own model's reply (left out: own_replies)", LEFT_OUT
+                row |= {"score": math.nan, "status": status, "unscored_reason": reason}
             rows.append(row)
     return pd.DataFrame(rows)
 

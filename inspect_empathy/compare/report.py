@@ -67,7 +67,10 @@ def judges_display(comparison: JudgeComparison) -> Table:
     headers = ["rank", "judge"]
     if human:
         headers.append(HEADLINE_HEADER)
-    headers += ["method", "scored", "unscored", "errored", "coverage"]
+    left_out = _left_out(comparison)
+    headers += ["method", "scored", "unscored", "errored"]
+    headers += ["own replies left out"] if left_out else []
+    headers.append("coverage")
     if human:
         headers += [f"Spearman [95% CI] (common n={comparison.common})", "Kendall"]
         headers += ["MAE [95% CI]", "QWK [95% CI]", "within-one", "Spearman own (n)"]
@@ -79,7 +82,9 @@ def judges_display(comparison: JudgeComparison) -> Table:
         if human:
             row.append(headline_cell(r))
         row.append(str(r["method"] or DASH))
-        row += [str(r["scored"]), str(r["unscored"]), str(r["errored"]), percent(r["coverage"])]
+        row += [str(r["scored"]), str(r["unscored"]), str(r["errored"])]
+        row += [str(r["left_out"])] if left_out else []
+        row.append(percent(r["coverage"]))
         if human:
             row.append(with_ci(r["spearman"], r["spearman_low"], r["spearman_high"]))
             row.append(number(r["kendall"]))
@@ -90,6 +95,19 @@ def judges_display(comparison: JudgeComparison) -> Table:
         row += [number(r["length_spearman"]), number(r["share_3_4"], 2)]
         rows.append(row)
     return headers, rows
+
+
+def _left_out(comparison: JudgeComparison) -> bool:
+    """Whether some judge had dialogs left out by design (its own model's replies)."""
+    table = comparison.judges
+    return "left_out" in table and bool((table["left_out"] > 0).any())
+
+
+def coverage_cell(row: pd.Series) -> str:
+    """A judge's coverage, with the dialogs left out by design for it beside it."""
+    left = row.get("left_out", 0)
+    shown = percent(row["coverage"])
+    return f"{shown} ({left} own left out)" if pd.notna(left) and left > 0 else shown
 
 
 def cost_display(comparison: JudgeComparison) -> Table:
@@ -348,10 +366,20 @@ def headline(comparison: JudgeComparison) -> list[str]:
     contenders = judges[~judges["baseline"]]
     floors = judges[judges["baseline"]]
     if comparison.has_human:
+        own = ""
+        if _left_out(comparison):
+            own = (
+                " (less the replies of each judge's own model, left out by design and not "
+                "counted against it: "
+                + ", ".join(f"{r['judge']} {r['left_out']}" for _, r in judges.iterrows()
+                            if r["left_out"] > 0)
+                + ")"
+            )  # fmt: skip
         lines.append(
             f"Ranked by Somers' D all (the viewer's headline) over the {rated} rated "
-            "dialog(s), a dialog a judge did not score counting against it; Spearman, QWK "
-            f"and MAE beside it are on the {comparison.common} dialog(s) every judge scored."
+            f"dialog(s){own}, a dialog a judge did not score counting against it; Spearman, "
+            f"QWK and MAE beside it are on the {comparison.common} dialog(s) every judge "
+            "scored."
         )
         top = contenders.iloc[0] if len(contenders) else None
         if top is not None and number(top["somers_d_all"]) != DASH:
@@ -438,7 +466,7 @@ def terminal_judges(comparison: JudgeComparison) -> Table:
         row = [DASH if pd.isna(r["rank"]) else str(r["rank"]), judge_label(r)]
         if human:
             row += [headline_cell(r), number(r["spearman"])]
-        row.append(percent(r["coverage"]))
+        row.append(coverage_cell(r))
         if comparison.prices:
             row.append(significant(r.get("cost_per_dialog")))
         else:
@@ -514,14 +542,20 @@ METHOD_NOTE = (
     "common set, the dialogs every judge scored and humans rated (n in the header); "
     "'Spearman own' is on "
     "the judge's own scored dialogs and is not comparable across judges of different "
-    "coverage. Coverage: scored / dialogs. Errored: the sample failed (infrastructure; "
+    "coverage. Coverage: scored / dialogs, the dialogs the judge was to score: a published "
+    "judge's ratings of its own model's replies that its spec leaves out (own_replies) are "
+    "not among them, neither scored nor counted against it in coverage or Somers' D all, and "
+    "are counted in 'own replies left out'; the common set leaves out every reply some judge "
+    "left out, so that all judges are compared on the same dialogs. Errored: the sample "
+    "failed (infrastructure; "
     "inspect eval-retry re-runs it); unscored: the judge answered without a usable score. "
     "Spearman CIs: 95% bootstrap over dialogs, BCa up to 1,000 dialogs and percentile beyond "
     "({resamples} resamples; seed {seed} "
     "combined with the judge's or pair's names, so a pair's figures do not change when "
     "other judges are added). Δρ: paired bootstrap over the dialogs both judges scored and "
     "humans rated (a resample keeps a dialog's two scores and its human rating together); p "
-    "is two-sided, twice the share of resampled differences on the far side of 0; Holm "
+    "is two-sided, studentised (the difference over its bootstrap standard error, against "
+    "the normal); Holm "
     "adjusts the p-values for the k(k−1)/2 pairs tested, and 'significant' means Holm p < "
     "0.05 (the CIs are not adjusted). QWK, exact and within-one use scores rounded half up "
     "to 1-5. α: ordinal Krippendorff's alpha. Length ρ: Spearman of the score against the "

@@ -12,7 +12,7 @@ import pandas as pd
 
 from .._stats import agreement, krippendorff_alpha, somers_d_all, somers_d_all_ci
 from . import ceiling, stats
-from .comparison import DEFAULT_CALIBRATION, HUMAN, JudgeComparison, is_baseline
+from .comparison import DEFAULT_CALIBRATION, HUMAN, LEFT_OUT, JudgeComparison, is_baseline
 from .prices import Prices, check_prices, sample_costs
 
 if TYPE_CHECKING:
@@ -42,7 +42,10 @@ def human_ratings(samples: pd.DataFrame) -> pd.Series:
 
 
 def common_dialogs(samples: pd.DataFrame, judges: list[str]) -> pd.Index:
-    """Dialogs every judge that scored anything scored and humans rated: the ranking set."""
+    """Dialogs every judge that scored anything scored and humans rated: the ranking set.
+
+    A dialog some judge left out by design (``comparison.LEFT_OUT``: its own model's reply)
+    is outside it too, so that every judge is compared on the same dialogs."""
     wide = wide_scores(samples, judges)
     active = [j for j in judges if wide[j].notna().any()]
     rated = human_ratings(samples)
@@ -67,10 +70,14 @@ def judge_table(
     skipping hard dialogs cannot raise it. Returns the table and the size of the common
     set. The other agreement columns (``spearman`` ... ``within_one``) are computed on
     the dialogs every judge scored and humans rated; ``spearman_own`` / ``n_own`` are on
-    the judge's own scored dialogs. ``coverage`` is scored / dialogs; ``low_coverage`` marks a
-    judge below the best covered one. ``mae_calibrated`` / ``qwk_calibrated`` (with
-    CIs, beside the raw ``mae`` / ``qwk`` and their CIs) are cross-fitted on the same
-    common dialogs with ``calibration_method`` (see ``ceiling.calibrated_columns``).
+    the judge's own scored dialogs. ``dialogs`` are the dialogs the judge was to score: every
+    compared dialog but those left out by design for it (``left_out``: a published judge's
+    ratings of its own model's replies, ``own_replies``), which are outside its
+    ``coverage`` and its headline, neither scored nor counted against it. ``coverage`` is
+    scored / dialogs; ``low_coverage`` marks a judge below the best covered one.
+    ``mae_calibrated`` / ``qwk_calibrated`` (with CIs, beside the raw ``mae`` / ``qwk`` and
+    their CIs) are cross-fitted on the same common dialogs with ``calibration_method`` (see
+    ``ceiling.calibrated_columns``).
     Beside Spearman, what a scored dialog cost (`cost_columns`): calls, input, output and
     reasoning tokens, and with ``prices`` the cost.
     """
@@ -84,18 +91,20 @@ def judge_table(
     for judge, group in samples.groupby("judge", sort=False):
         status = group["status"].value_counts()
         scored = group[group["status"] == "scored"]
-        completed = group[group["status"] != "errored"]
+        completed = group[~group["status"].isin(["errored", LEFT_OUT])]
+        left_out = pd.Index(group.loc[group["status"] == LEFT_OUT, "id"].unique())
         row: dict[str, Any] = {
             "judge": judge,
             "model": group["model"].iloc[0],
             "baseline": is_baseline(str(group["model"].iloc[0])),
             "method": _methods((scored if len(scored) else group)["method"]),
-            "dialogs": dialogs,
+            "dialogs": dialogs - len(left_out),
             "scored": int(status.get("scored", 0)),
             "unscored": int(status.get("unscored", 0)),
             "errored": int(status.get("errored", 0)),
+            "left_out": len(left_out),
         }
-        row["coverage"] = row["scored"] / dialogs if dialogs else math.nan
+        row["coverage"] = row["scored"] / row["dialogs"] if row["dialogs"] else math.nan
         # a judge that scored nothing is outside the common set (`common_dialogs`): no
         # agreement on it, rather than its NaN scores ranked
         mine = common if row["scored"] else common[:0]
@@ -104,7 +113,10 @@ def judge_table(
         metrics = agreement(x, h) if len(mine) else {}
         row["n_common"] = len(mine)
         row |= headline_columns(
-            wide[judge], human, resamples, stats.seed_for(str(judge), seed=seed)
+            wide[judge],
+            human.drop(left_out, errors="ignore"),
+            resamples,
+            stats.seed_for(str(judge), seed=seed),
         )
         row["spearman"] = metrics.get("spearman", math.nan)
         low, high = stats.spearman_ci(x, h, resamples, stats.seed_for(str(judge), seed=seed))
@@ -375,7 +387,8 @@ def samples_wide(comparison: JudgeComparison) -> pd.DataFrame:
         human=("human", "first"), reply_words=("reply_words", "first"), emotion=("emotion", "first")
     )
     errored = ("errored: " + samples["error"].fillna("")).where(samples["status"] == "errored")
-    why = samples["unscored_reason"].where(samples["status"] == "unscored").fillna(errored)
+    unscored = samples["status"].isin(["unscored", LEFT_OUT])
+    why = samples["unscored_reason"].where(unscored).fillna(errored)
     reasons = samples.assign(why=why).pivot(index="id", columns="judge", values="why")
     reasons = reasons.reindex(columns=names).rename(columns=lambda j: f"unscored_reason: {j}")
     texts = samples.groupby("id").agg(reply=("reply", "first"), dialog=("dialog", "first"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -207,6 +208,53 @@ def test_a_multi_chatbot_corpus_through_every_table_and_csv(
         text = (out / report).read_text(encoding="utf-8")
         assert "Responders (multi: 5 responders in 14 contexts)" in text
         assert "own replies left out" in text
+
+
+def test_own_replies_left_out_are_outside_the_judges_coverage_and_headline(
+    multi: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A reply left out by design is not one the judge failed to score: with gpt-4o's own
+    replies left out (and claude's kept), gpt-4o scored every dialog it was to score
+    (coverage 100%, no low-coverage mark), its headline is Somers' D over those dialogs
+    with none counted against it, and the tables show the count beside its coverage."""
+    import pandas as pd
+
+    from inspect_empathy._stats import somers_d_all
+
+    text = multi.read_text(encoding="utf-8")
+    own = 'own_replies: {gpt-4o: openai/gpt-4o, claude: "claude|3.7"}'
+    assert own in text
+    multi.write_text(text.replace(own, "own_replies: {gpt-4o: openai/gpt-4o}"), encoding="utf-8")
+    out = tmp_path / "report"
+    assert main(["compare", "--published", str(multi), "--resamples", "40", "--no-plots",
+                 "--out", str(out), "--fail-under", "coverage=1"]) == 0  # fmt: skip
+    captured = capsys.readouterr()
+    judges = pd.read_csv(out / "judges.csv").set_index("judge")
+    gpt, claude = judges.loc[PREFIX + "gpt-4o"], judges.loc[PREFIX + "claude"]
+    n = 14 * len(BOTS)
+    assert (gpt["dialogs"], gpt["scored"], gpt["unscored"], gpt["left_out"]) == (n - 14, n - 14,
+                                                                                 0, 14)  # fmt: skip
+    assert (claude["dialogs"], claude["scored"], claude["left_out"]) == (n, n, 0)
+    assert gpt["coverage"] == claude["coverage"] == 1.0
+    assert not gpt["low_coverage"] and "low coverage" not in captured.err + captured.out
+    samples = pd.read_csv(out / "samples.csv", dtype={"id": str}, keep_default_na=False)
+    samples = samples.replace("", math.nan)
+    x = pd.to_numeric(samples[PREFIX + "gpt-4o"]).to_numpy(float)
+    h = pd.to_numeric(samples["human"]).to_numpy(float)
+    mine = np.isfinite(x)
+    assert set(samples.loc[~mine, "id"]) == {f"{c}/openai/gpt-4o" for c in contexts(14)}
+    assert gpt["somers_d_all"] == pytest.approx(somers_d_all(x[mine], h[mine], 0))
+    assert gpt["somers_d_all"] != pytest.approx(somers_d_all(x[mine], h[mine], 14))
+    # the common set leaves the left-out replies out for every judge: the same dialogs
+    assert gpt["n_common"] == claude["n_common"] == n - 14
+    assert "(14 own left out)" in captured.out  # the terminal's coverage cell
+    assert "left out by design and not counted against it: published:gpt-4o 14)" in " ".join(
+        captured.out.split())  # fmt: skip
+    html = (out / "report.html").read_text(encoding="utf-8")
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert "<th>errored</th><th>own replies left out</th><th>coverage</th>" in html
+    assert re.search(r"\| errored \| own replies left out \| coverage \|", md)
+    assert "low coverage" not in html + md
 
 
 def test_people_only_gives_the_ceiling_and_each_responders_mean(
