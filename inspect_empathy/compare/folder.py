@@ -35,6 +35,8 @@ REPORT_FILES = frozenset(
     + [f"{t}.md" for t in TABLES]
     + [f"{p}.png" for p in PLOT_NAMES]
     + ["samples.csv", "report.md", "report.html", "summary.json"]
+    # compare --published: its scale's own categories, and the people-only view
+    + ["scale_agreement.csv", "scale_agreement.md", "people_responders.csv", "people.md"]
 )
 """Every file name a report may hold; a folder with anything else is not replaced."""
 
