@@ -141,16 +141,25 @@ def test_cli_prints_dataset_errors_plainly_and_exits_non_zero(tmp_path: Path) ->
     assert not (tmp_path / "logs").exists() or not list((tmp_path / "logs").iterdir())
 
 
-def test_cli_spec_file_and_skip(tmp_path: Path) -> None:
+def test_spec_file_by_task_argument(tmp_path: Path) -> None:
     spec = tmp_path / "chats.yaml"
     spec.write_text(
         f"path: {FIXTURES / 'support_chats.csv'}\nallow_outside: true\nformat: csv\nid: chat_id\n"
         "transcript: conversation\nrating: score\nscale: [1, 3]\n",
         encoding="utf-8",
     )
-    result = run_cli("-T", f"dataset={spec}", "-T", "max_turns=2", cwd=tmp_path)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "n_human" in result.stdout
+    # task arguments as the command line passes them (-T dataset=... -T max_turns=2)
+    [log] = eval(
+        "inspect_empathy/empathy", task_args={"dataset": str(spec), "max_turns": "2"},
+        model="empathy_baseline/lexicon", log_dir=str(tmp_path), display="none",
+    )  # fmt: skip
+    assert log.status == "success", log.error
+    assert log.results is not None
+    values = {m: v.value for s in log.results.scores for m, v in s.metrics.items()}
+    assert values["n_human"] == len(log.samples or [])
+    # max_turns=2 reached the loader as the command line's string
+    left_out = {s.id: s.metadata.get("turns_left_out") for s in log.samples or []}
+    assert left_out == {"c-001": 2, "c-002": None, "c-003": None}
 
 
 def test_spec_options_apply_when_the_task_leaves_them_unset(tmp_path: Path) -> None:

@@ -57,14 +57,15 @@ def run_cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
-def test_cli_response_mode_runs_offline_with_a_bound_grader(tmp_path: Path) -> None:
-    run = run_cli(
-        tmp_path,
-        "--model", "empathy_baseline/lexicon", "--model-role", "grader=empathy_baseline/lexicon",
+def test_response_mode_runs_offline_with_a_bound_grader(tmp_path: Path) -> None:
+    # by its registered name with a role binding, as the command line runs it (README's
+    # commands run it there: tests/test_readme.py)
+    [log] = eval(
+        "inspect_empathy/empathy_response", task_args={"dataset": str(FIXTURE)},
+        model="empathy_baseline/lexicon", model_roles={"grader": "empathy_baseline/lexicon"},
+        log_dir=str(tmp_path), display="none",
     )  # fmt: skip
-    assert run.returncode == 0, run.stderr + run.stdout
-    [path] = tmp_path.glob("*.eval")
-    log = read_eval_log(str(path))
+    log = read_eval_log(log.location)
     assert log.status == "success"
     assert log.eval.model_roles is not None and "grader" in log.eval.model_roles
     assert len(log.samples) == 6
