@@ -315,7 +315,9 @@ def test_report_files_render(fixture_comparison: JudgeComparison, tmp_path: Path
     assert "Spearman \\[95% CI\\]" in md
 
     html = written["report.html"].read_text()
-    assert html.count("data:image/png;base64,") == 6
+    # heatmap, agreement, choice (agreement against cost), differences, histograms, length,
+    # emotions
+    assert html.count("data:image/png;base64,") == 7
     assert "Floor: empathy_baseline/lexicon is an offline baseline" in html
     assert "Best agreement" not in html
     samples = pd.read_csv(written["samples.csv"])
