@@ -119,7 +119,9 @@ def judge_table(
             stats.seed_for(str(judge), seed=seed),
         )
         row["spearman"] = metrics.get("spearman", math.nan)
-        low, high = stats.spearman_ci(x, h, resamples, stats.seed_for(str(judge), seed=seed))
+        # the pairs' seed: a pair with a judge that scored only the common dialogs reuses
+        # this bootstrap (`stats.rho_draws`) instead of drawing its own
+        low, high = stats.spearman_ci(x, h, resamples, stats.seed_for("pairs", seed=seed))
         row["spearman_low"], row["spearman_high"] = low, high
         row |= cost_columns(group, row["scored"], costs)
         for key in ("kendall", "pearson", "mae", "rmse", "qwk", "exact", "within_one"):

@@ -5,6 +5,7 @@ the result is exactly the joint bootstrap's."""
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -80,3 +81,39 @@ def test_each_judge_is_bootstrapped_once_for_all_its_pairs(
     shared = pairs.set_index(["judge_a", "judge_b"]).loc[fewer.index]
     pd.testing.assert_frame_equal(shared[fewer.columns].drop(columns="p_holm"),
                                   fewer.drop(columns="p_holm"), check_dtype=False)  # fmt: skip
+
+
+def test_the_pairs_reuse_the_judge_tables_bootstraps(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Two judges that scored every dialog: the judge table draws each judge's bootstrap
+    on the common dialogs, and their pair draws none of its own."""
+    from fixture_logs import JUDGES_JSONL, LENGTH, LEXICON, run_judges
+
+    from inspect_empathy.compare import load_scores
+
+    run_judges(tmp_path, JUDGES_JSONL, [LEXICON, LENGTH])
+    loaded = load_scores(tmp_path)
+    monkeypatch.setattr(stats, "BCA_MAX_N", 0)  # the percentile bootstrap at 30 dialogs
+    drawn: list[int] = []
+    real = stats.bootstrap_rhos
+
+    def counted(columns, statistic, resamples, seed):  # noqa: ANN001, ANN202
+        drawn.append(len(columns))
+        return real(columns, statistic, resamples, seed)
+
+    monkeypatch.setattr(stats, "bootstrap_rhos", counted)
+    during: dict[str, int] = {}
+    real_pairs = tables.pair_table
+
+    def pairs(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        before = len(drawn)
+        table = real_pairs(*args, **kwargs)
+        during["pairs"] = len(drawn) - before
+        return table
+
+    monkeypatch.setattr(tables, "pair_table", pairs)
+    stats._kept.clear()
+    comparison = tables.build_comparison(loaded, resamples=50, seed=0)
+    assert len(comparison.pairs) == 1 and comparison.common == 30
+    assert during["pairs"] == 0
