@@ -4,6 +4,7 @@ yet run are not counted as skipped (the headline read -1.00 for a whole run befo
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -87,6 +88,9 @@ def test_inspect_computes_the_live_metrics_inside_the_run(tmp_path: Path) -> Non
     dataset.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
     def answer(messages, tools, tool_choice, config) -> ModelOutput:
+        # Inspect recomputes the live metrics at most every 0.9 s (update_metrics_display_fn):
+        # 12 samples of 0.25 s each leave room for computations mid-run, in any process
+        time.sleep(0.25)
         output = ModelOutput.from_content("mockllm/model", "4")
         output.usage = ModelUsage(input_tokens=400, output_tokens=1, total_tokens=401)
         return output
