@@ -93,11 +93,14 @@ def test_cli_response_mode_refuses_without_a_grader(tmp_path: Path) -> None:
     assert not list(tmp_path.glob("*.eval"))  # refused before anything ran
 
 
-def test_cli_self_grading_is_allowed_when_asked_for(tmp_path: Path) -> None:
-    run = run_cli(tmp_path, "--model", "empathy_baseline/lexicon", "-T", "self_grading=true")
-    assert run.returncode == 0, run.stderr + run.stdout
-    [path] = tmp_path.glob("*.eval")
-    log = read_eval_log(str(path))
+def test_self_grading_is_allowed_when_asked_for(tmp_path: Path) -> None:
+    # by name, with the task argument as the command line passes it (a string)
+    [log] = eval(
+        "inspect_empathy/empathy_response",
+        task_args={"dataset": str(FIXTURE), "self_grading": "true"},
+        model="empathy_baseline/lexicon", log_dir=str(tmp_path), display="none",
+    )  # fmt: skip
+    log = read_eval_log(log.location)
     assert log.status == "success"
     score = log.samples[0].scores["empathy_scorer"]
     assert score.metadata["self_graded"] is True
