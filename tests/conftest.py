@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
 from fake_servers import FakeServer
+from hypothesis import settings
 from inspect_ai.model import ModelAPI
 from tenacity import wait_fixed
 
 pytest_plugins = ["fake_providers", "fake_openai_shapes"]
+
+# CI (CI=true) draws the same examples on every run, so a red CI is reproducible; a local run
+# draws new ones each time (their failures are saved in .hypothesis/ and replayed)
+settings.register_profile("ci", derandomize=True, deadline=None, database=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture(scope="session")
