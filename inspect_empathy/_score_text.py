@@ -56,6 +56,8 @@ class _Candidate:
     a verdict (`_COUNT`)."""
     alternative: bool = False
     """Offered beside a verdict (`_ALTERNATIVE`: ``maybe 4``), counting nothing."""
+    closes: bool = False
+    """Nothing but a sentence end follows it on its line (``On reflection, 4.``)."""
 
     @property
     def bare(self) -> bool:
@@ -244,6 +246,11 @@ def clean_text(text: str) -> str:
     return _blank(_blank(text.translate(FULLWIDTH_DIGITS), _MARKUP), _SCALE)
 
 
+_CLOSES = re.compile(r"[ \t]*[.!;。！]?[ \t]*$")
+_LATER_SENTENCE = re.compile(r"[.!?;。！？]|\n")
+"""After a number: only a sentence end, then the line's end."""
+
+
 def _candidates(clean: str, text: str, cot: bool) -> list[_Candidate]:
     """Every number (and number word) that could be the score, with its label kind."""
     lines = _lines(clean)
@@ -277,6 +284,7 @@ def _candidates(clean: str, text: str, cot: bool) -> list[_Candidate]:
                     counts=bool(_COUNT.match(line, m.end())),
                     alternative=bool(_ALTERNATIVE.search(line[segment : m.start()]))
                     and not _COUNT.match(line, m.end()),
+                    closes=bool(_CLOSES.match(line, m.end())),
                 )
             )
             segment = m.end()
@@ -326,7 +334,7 @@ def _valid(chosen: _Candidate, clean: str) -> ScoreMatch:
     )
 
 
-def _choose(cands: list[_Candidate]) -> _Candidate:
+def _choose(cands: list[_Candidate], clean: str = "") -> _Candidate:
     """The one score among candidates: the overall ones if any are labelled so, else all
     that are not sub-scores; digits before number words. Unlabelled, it must be a verdict:
     the first of the agreeing candidates that opens its line (`_verdict`)."""
@@ -334,7 +342,7 @@ def _choose(cands: list[_Candidate]) -> _Candidate:
     pool = digits or cands
     overall = [c for c in pool if c.label == "overall"]
     if overall:
-        return _beside_bare(_one_value(overall, "overall scores"), pool)
+        return _beside_bare(_one_value(overall, "overall scores"), pool, clean=clean)
     plain = [c for c in pool if c.label != "aspect"]
     if not plain:
         shown = ", ".join(repr(c.text) for c in pool[:4])
@@ -344,7 +352,7 @@ def _choose(cands: list[_Candidate]) -> _Candidate:
 
 
 def _beside_bare(
-    chosen: _Candidate, others: list[_Candidate], bare_on: int | None = None
+    chosen: _Candidate, others: list[_Candidate], bare_on: int | None = None, clean: str = ""
 ) -> _Candidate:
     """The labelled score, unless a bare answer elsewhere (`_Candidate.bare`; on line
     ``bare_on`` only, where given) or an alternative offered beside it (on its line or the
@@ -358,6 +366,20 @@ def _beside_bare(
         if c.bare and bare_on in (None, c.line):
             raise ScoreParseError(
                 f"the labelled score ({chosen.text}) and a bare answer on its own line "
+                f"({c.text}) differ: ambiguous"
+            )
+        if (
+            bare_on is None  # a score-only answer (reasoning may follow a cot answer's score)
+            and c.start > chosen.end
+            and _LATER_SENTENCE.search(clean, chosen.end, c.start)
+            and c.label == "none"
+            and c.closes
+            and not (c.opens or c.counts or c.word)
+        ):
+            # a later number that ends its sentence may be a revised verdict written in prose
+            # after a labelled draft ("Draft: Score: 3. On reflection, 4.")
+            raise ScoreParseError(
+                f"the labelled score ({chosen.text}) and a later number ending its sentence "
                 f"({c.text}) differ: ambiguous"
             )
         if c.alternative and c.line - chosen.line in (0, 1):
@@ -470,9 +492,9 @@ def parse_score(text: str, cot: bool = False, cut: bool = False) -> ScoreMatch:
                 raise ScoreParseError(f"cut off by max_tokens before a verdict: {found}{_RAISE}")
             raise ScoreParseError(found)
         if not cut:
-            return _valid(_choose(cands), clean)
+            return _valid(_choose(cands, clean), clean)
         try:
-            match = _valid(_choose(cands), clean)
+            match = _valid(_choose(cands, clean), clean)
         except ScoreParseError as ex:
             raise ScoreParseError(f"cut off by max_tokens before a verdict: {ex}{_RAISE}") from ex
         return _cut_verdict(match, text, clean)
