@@ -58,6 +58,14 @@ def own_score(sample_score: SampleScore) -> float:
     return sample_score.score.as_float() if raw is None else raw
 
 
+def in_progress() -> bool:
+    """Inspect is computing a running task's live figures (`_summary.samples_done`): it
+    recomputes every metric over all scores so far, at most every 0.9 s, so a metric costly
+    in the scores (the agreement statistics, the level shares, the counts) waits for the
+    task's final results; the headline (`coverage_agreement`) is live."""
+    return samples_done() is not None
+
+
 @metric
 def human_agreement() -> Metric:
     """Spearman, Kendall tau-b, Pearson, MAE, RMSE, QWK, exact and within-one
@@ -75,6 +83,8 @@ def human_agreement() -> Metric:
         if not scores:
             # nothing scored yet (Inspect's live results): keep the headline resolvable
             return {"spearman": float("nan")}
+        if in_progress():
+            return {}
         rated = [(s, h) for s in scores if (h := human_rating(s)) is not None]
         if not rated:
             return {}
@@ -152,6 +162,8 @@ def level_shares(threshold: float = 4.0) -> Metric:
     rounded half up (so ``share_ge_4`` is ``share_4 + share_5``)."""
 
     def compute(scores: list[SampleScore]) -> Value:
+        if in_progress():
+            return {}
         values = [s.score.as_float() for s in scores]
         if not values:
             return {}
@@ -276,6 +288,8 @@ def scoring_counts() -> Metric:
     """
 
     def compute(scores: list[SampleScore]) -> Value:
+        if in_progress():
+            return {}
         counts: Counter[str] = Counter()
         for s in scores:
             metadata = s.score.metadata or {}

@@ -164,3 +164,27 @@ def test_an_eval_retry_counts_the_reused_unscored_dialogs(tmp_path: Path) -> Non
     assert retried.results is not None
     shown = retried.results.scores[0].metrics["somers_d_all"].value
     assert shown == pytest.approx(expected)
+
+
+def test_in_a_run_only_the_headline_is_recomputed() -> None:
+    """Inspect recomputes every metric over all scores so far while a task runs: the costly
+    ones (agreement statistics, level shares, counts) wait for the final results, where
+    they are computed over every score."""
+    from inspect_empathy.metrics import human_agreement, level_shares, scoring_counts
+
+    scores = [_score(i, float(1 + i % 5), float(1 + (i * 3) % 5)) for i in range(8)]
+    run = "test-live-only-headline"
+    _summary._done[run] = _summary.SamplesDone(
+        all={f"d{i}" for i in range(8)}, rated={f"d{i}" for i in range(8)}
+    )
+    token = _summary._live_run.set(run)
+    try:
+        live = [m(scores) for m in (human_agreement(), level_shares(), scoring_counts())]
+        headline = coverage_agreement()(scores)
+    finally:
+        _summary._live_run.reset(token)
+        _summary._done.pop(run)
+    assert live == [{}, {}, {}]
+    assert "somers_d_all" in headline
+    final = [m(scores) for m in (human_agreement(), level_shares(), scoring_counts())]
+    assert "spearman" in final[0] and "share_ge_4" in final[1] and final[2]["scored"] == 8
