@@ -50,8 +50,6 @@ class JudgeTraits:
     ``optional``: it reasons unless told not to; ``none``: it does not."""
     quiet: tuple[tuple[str, Any], ...] = ()
     """Generation settings that keep its reasoning shortest (none where it can)."""
-    stop_reason_trusted: bool = True
-    """False where the service (or Inspect's mapping of it) reports ``stop`` for cut answers."""
     reports_stop: bool = True
     """False where Inspect's provider sets no stop reason at all, so every answer arrives as
     ``unknown`` (`NO_STOP_REASON`): a stop is then told from the output tokens the call used
@@ -239,7 +237,7 @@ def _google_traits(name: str) -> JudgeTraits:
 
 _BY_API: dict[str, JudgeTraits] = {
     "GroqAPI": JudgeTraits("Groq", False, 1, sources=(_GROQ,)),
-    "MistralAPI": JudgeTraits("Mistral", False, stop_reason_trusted=False, sources=(_MISTRAL,)),
+    "MistralAPI": JudgeTraits("Mistral", False, sources=(_MISTRAL,)),
     "TogetherAIAPI": JudgeTraits("Together", None, sources=(_TOGETHER,)),
     "GrokAPI": JudgeTraits("Grok", None, 1, thinking="always", max_top_logprobs=8,
                            sources=(_GROK,)),  # fmt: skip
@@ -535,6 +533,6 @@ UNTRUSTED_STOPS: tuple[tuple[str, str], ...] = (
     ),
     ("Mistral", _MISTRAL),
 )
-"""Services whose ``stop`` can stand for a cut answer (`JudgeTraits.stop_reason_trusted`):
-an answer whose call used every output token it was allowed is taken as cut whatever its
-stop says (`_judge_call.mark_cut`)."""
+"""Services whose ``stop`` can stand for a cut answer: on every service, an answer whose call
+used every output token it was allowed is taken as cut whatever its stop says
+(`_judge_call.mark_cut`), so these need no flag of their own."""
