@@ -32,12 +32,11 @@ import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
 from fake_openai import _HTTPServer, count_tokens, prompt_text, tokens_of
-from fake_providers import ApiError, ProviderRule, _FakeProvider
+from fake_providers import ApiError, ProviderRule, _FakeProvider, handler_for, json_body
 
 THINKING = {"low": 120, "medium": 400, "high": 900, "xhigh": 1500, "max": 3000}
 """Thinking tokens a model spends before it answers, by effort (adaptive thinking)."""
@@ -88,7 +87,7 @@ class FakeClaude(_FakeProvider):
     def __init__(self, port: int = 0) -> None:
         self.label = f"{self.name} fake"
         self._start_records()
-        self._httpd = _HTTPServer(("127.0.0.1", port), _handler_for(self))
+        self._httpd = _HTTPServer(("127.0.0.1", port), handler_for(self, _claude_body))
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
         self._thread.start()
 
@@ -199,41 +198,11 @@ def _events(message: dict[str, Any]) -> bytes:
     ).encode()
 
 
-def _handler_for(server: FakeClaude) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-            return
-
-        def do_POST(self) -> None:  # noqa: N802
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            answered = server._handle(self.command, self.path, self.headers, raw)
-            if answered is None:
-                status, payload = 404, server.error_body(404, f"Not found: {self.path}", None)
-            else:
-                status, payload = answered
-            stream = status == 200 and bool(json.loads(raw or b"{}").get("stream"))
-            data = _events(payload) if stream else json.dumps(payload).encode()
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type",
-                                 "text/event-stream" if stream else "application/json")  # fmt: skip
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-                self.wfile.flush()
-            except OSError:
-                self.close_connection = True
-
-        def finish(self) -> None:
-            try:
-                super().finish()
-            except OSError:
-                pass
-
-    return Handler
+def _claude_body(raw: bytes, status: int, payload: Any) -> tuple[str, bytes]:
+    """A reply as the Messages API sends it: server-sent events when the request streams."""
+    if status == 200 and bool(json.loads(raw or b"{}").get("stream")):
+        return "text/event-stream", _events(payload)
+    return json_body(raw, status, payload)
 
 
 @pytest.fixture(scope="session")

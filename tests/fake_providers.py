@@ -144,7 +144,7 @@ class _FakeProvider(ScriptedFake):
     def __init__(self, port: int = 0) -> None:
         self.label = f"{self.name} fake"
         self._start_records()
-        self._httpd = _HTTPServer(("127.0.0.1", port), _handler_for(self))
+        self._httpd = _HTTPServer(("127.0.0.1", port), handler_for(self))
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
         self._thread.start()
 
@@ -293,7 +293,18 @@ class _FakeProvider(ScriptedFake):
             self.unknown.append(what)
 
 
-def _handler_for(server: _FakeProvider) -> type[BaseHTTPRequestHandler]:
+def json_body(raw: bytes, status: int, payload: Any) -> tuple[str, bytes]:
+    """A reply's content type and bytes: the payload as JSON."""
+    return "application/json", json.dumps(payload).encode()
+
+
+def handler_for(
+    server: _FakeProvider,
+    body: Callable[[bytes, int, Any], tuple[str, bytes]] = json_body,
+) -> type[BaseHTTPRequestHandler]:
+    """The HTTP handler of a fake service: ``server._handle`` answers each request, ``body``
+    turns its answer into a content type and bytes (a streamed reply's events, say)."""
+
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -313,10 +324,10 @@ def _handler_for(server: _FakeProvider) -> type[BaseHTTPRequestHandler]:
                 status, payload = 404, server.error_body(404, f"Not found: {self.path}", None)
             else:
                 status, payload = answered
-            data = json.dumps(payload).encode()
+            content_type, data = body(raw, status, payload)
             try:
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
