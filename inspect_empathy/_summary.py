@@ -14,8 +14,9 @@ import re
 from collections import Counter
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import Any
 
-from inspect_ai.hooks import Hooks, SampleEnd, SampleStart, TaskEnd, TaskStart, hooks
+from inspect_ai.hooks import Hooks, RunEnd, SampleEnd, SampleStart, TaskEnd, TaskStart, hooks
 from inspect_ai.log import EvalLog, EvalSample
 
 from ._usage import Key, Tally, is_empathy_scorer_name, model_calls, own_output, scorer_spent
@@ -188,6 +189,11 @@ class SamplesDone:
 
     all: set[str | int] = field(default_factory=set)
     rated: set[str | int] = field(default_factory=set)
+    live: dict[Any, Any] = field(default_factory=dict)
+    """What a metric keeps of this run between its live computations (the last live
+    headline, `metrics.coverage_agreement`): released with the run's entry in `_done`, when
+    the task ends or, for a task that never reached its end, when its run (the ``eval()``
+    call) ends."""
 
 
 _live_run: ContextVar[str | None] = ContextVar("inspect_empathy_live_run", default=None)
@@ -227,9 +233,11 @@ class ScoringSummary(Hooks):
     def __init__(self) -> None:
         self._reasons: dict[str, Counter[tuple[str, str]]] = {}
         self._calls: dict[str, dict[Key, Tally]] = {}
+        self._tasks: dict[str, set[str]] = {}  # the tasks of each run not ended yet
 
     async def on_task_start(self, data: TaskStart) -> None:
         _done[data.eval_id] = SamplesDone()
+        self._tasks.setdefault(data.run_id, set()).add(data.eval_id)
 
     async def on_sample_start(self, data: SampleStart) -> None:
         # the sample's context only: the task's final results are computed outside it
@@ -248,8 +256,18 @@ class ScoringSummary(Hooks):
 
     async def on_task_end(self, data: TaskEnd) -> None:
         _done.pop(data.eval_id, None)
+        self._tasks.get(data.run_id, set()).discard(data.eval_id)
         reasons = self._reasons.pop(data.eval_id, None)
         for line in summary_lines(data.log, reasons if reasons is not None else Counter()):
             logger.warning(line)
         for line in cost_lines(data.log, self._calls.pop(data.eval_id, {})):
             _say(line)
+
+    async def on_run_end(self, data: RunEnd) -> None:
+        # a task that raised before its end (Inspect calls on_task_end only for a task
+        # that finished) leaves its samples, live figures and tallies behind: forget them
+        # when its run ends, whether the run succeeded or raised
+        for eval_id in self._tasks.pop(data.run_id, set()):
+            _done.pop(eval_id, None)
+            self._reasons.pop(eval_id, None)
+            self._calls.pop(eval_id, None)

@@ -13,6 +13,7 @@ import re
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from .dialogs import scored_rater_ratings
+from .metrics import in_progress
 
 DEFAULT_EPSILON = 0.2
 """The paper's default margin (``alttest.DEFAULT_EPSILON``)."""
@@ -35,9 +36,12 @@ def alt_test_metric(epsilon: float = DEFAULT_EPSILON) -> Metric:
     these raters' dialogs: a FAIL at low power says little) and,
     per rater, ``alt_advantage(<rater>)`` (rho_f - rho_h) and ``alt_p(<rater>)`` (the
     one-sided t-test's p before Benjamini-Yekutieli). Reports nothing otherwise.
-    ``inspect-empathy compare`` gives the same test with every column (``alt_test.csv``)."""
+    ``inspect-empathy compare`` gives the same test with every column (``alt_test.csv``).
+    Nothing while the run is in progress (`metrics.in_progress`)."""
 
     def compute(scores: list[SampleScore]) -> Value:
+        if in_progress():
+            return {}
         per_dialog, judge = scored_rater_ratings(scores)
         raters = {r for ratings in per_dialog.values() for r in ratings}
         if len(raters) < 3:

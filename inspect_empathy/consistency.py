@@ -31,7 +31,7 @@ from typing import Any
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from ._stats import krippendorff_alpha, round_score
-from .metrics import EPOCHS_KEY, UNCALIBRATED_KEY
+from .metrics import EPOCHS_KEY, UNCALIBRATED_KEY, in_progress
 
 COLUMNS = ("self_sd", "self_flip", "self_alpha", "self_dialogs", "self_epochs")
 """The figures, as metric names and as columns of ``compare``'s ``judges.csv``."""
@@ -88,9 +88,12 @@ def epoch_values(score: SampleScore) -> list[float | None] | None:
 def self_consistency() -> Metric:
     """The judge's agreement with itself over epochs: ``self_sd``, ``self_flip``,
     ``self_alpha`` (ordinal Krippendorff), ``self_dialogs``, ``self_epochs`` (see the
-    module docstring). Reports nothing with one epoch or without `empathy_mean`."""
+    module docstring). Reports nothing with one epoch or without `empathy_mean`, nor while
+    the run is in progress (`metrics.in_progress`)."""
 
     def compute(scores: list[SampleScore]) -> Value:
+        if in_progress():
+            return {}
         per_dialog = [v for s in scores if (v := epoch_values(s)) is not None]
         return self_consistency_figures(per_dialog)
 

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, Score, Value, metric
 
 from ._samples import RUN_RATED_KEY, RUN_SAMPLES_KEY
 from ._stats import agreement, krippendorff_alpha, round_score, shares_by_level, somers_d_all
-from ._summary import samples_done
+from ._summary import SamplesDone, samples_done
 from .dialogs import HUMAN_KEY, scored_rater_ratings
 
 logger = logging.getLogger(__name__)
@@ -60,9 +62,10 @@ def own_score(sample_score: SampleScore) -> float:
 
 def in_progress() -> bool:
     """Inspect is computing a running task's live figures (`_summary.samples_done`): it
-    recomputes every metric over all scores so far, at most every 0.9 s, so a metric costly
-    in the scores (the agreement statistics, the level shares, the counts) waits for the
-    task's final results; the headline (`coverage_agreement`) is live."""
+    recomputes every metric over all scores so far, at most every 0.9 s, so a metric that
+    reads every score (all but the headline) reports nothing until the task's final
+    results; the headline (`coverage_agreement`) is live, within a budget
+    (`LIVE_HEADLINE_RATIO`)."""
     return samples_done() is not None
 
 
@@ -113,6 +116,102 @@ def _run_count(scores: list[SampleScore], key: str) -> int | None:
     return None
 
 
+LIVE_HEADLINE_RATIO = 100.0
+"""While a run is in progress, the headline is recomputed only once the time since its last
+recomputation is at least this many times what that recomputation took, so it takes at most
+about 1/101 (1%) of the run's time whatever the run's size (measured: a recomputation every
+3 s or so at 10,000 scores, 20 s at 50,000, against Inspect's 0.9 s); in between, the run's
+last live headline is shown again, with its coverage brought up to date."""
+
+_clock = time.perf_counter
+"""The clock of the live headline's budget (tests put their own)."""
+
+_FINGERPRINT = 4
+"""How many of the first scores tell apart the live headlines of two empathy scorers of one
+task (`_fingerprint`)."""
+
+
+@dataclass
+class _Headline:
+    """The headline over some scores, and what it needs to bring coverage up to date."""
+
+    value: dict[str, float]
+    run_samples: int | None
+    """The run's sample count stamped in the metadata (`_run_count`)."""
+    ended_unseen: int = 0
+    """Scored samples that ended without a sample hook (an eval-retry's reused ones)."""
+    at: float = 0.0
+    """When the live recomputation ended (`_clock`)."""
+    cost: float = 0.0
+    """What it took (`_clock`)."""
+
+
+def _headline(scores: list[SampleScore], done: SamplesDone | None) -> _Headline:
+    """`coverage_agreement` over every score: the run's, or over the samples ``done`` so
+    far of a run in progress."""
+    result: dict[str, float] = {}
+    run_samples = counted = _run_count(scores, RUN_SAMPLES_KEY)
+    run_rated = _run_count(scores, RUN_RATED_KEY)
+    rated = [s for s in scores if human_rating(s) is not None]
+    unseen = 0
+    if done is not None:
+        # a run in progress: over the samples done so far, not those yet to run
+        ended = done.all | {s.sample_id for s in scores}
+        unseen = len(ended) - len(done.all)
+        run_samples = min(run_samples, len(ended)) if run_samples else run_samples
+        ended_rated = done.rated | {s.sample_id for s in rated}
+        run_rated = min(run_rated, len(ended_rated)) if run_rated else run_rated
+    if run_samples:
+        result["coverage"] = min(1.0, len(scores) / run_samples)
+    pairs = [(own_score(s), h) for s in rated if (h := human_rating(s)) is not None]
+    if pairs or run_rated:
+        judge, human = (list(v) for v in zip(*pairs, strict=True)) if pairs else ([], [])
+        unscored = max(0, (run_rated or 0) - len(pairs))
+        result = {"somers_d_all": somers_d_all(judge, human, unscored), **result}
+    return _Headline(result, counted, unseen)
+
+
+def _fingerprint(scores: list[SampleScore]) -> tuple[Any, ...]:
+    """Which scorer's scores these are, read from the first few (Inspect keeps the scores
+    in the order the samples ended, so the first stay first): the metric is one function
+    for every empathy scorer, and a task may have two."""
+    return tuple(
+        (s.sample_id, s.score.value, s.score.explanation, (s.score.metadata or {}).get("method"))
+        for s in scores[:_FINGERPRINT]
+    )
+
+
+def _live_headline(scores: list[SampleScore], done: SamplesDone) -> dict[str, float]:
+    """The headline of a run in progress, within the budget of `LIVE_HEADLINE_RATIO`.
+
+    Inspect recomputes every metric over all scores so far at most every 0.9 s (and waits
+    ten times what a recomputation took when that is longer), so a headline recomputed in
+    full each time costs the run O(n^2) (measured: about 40 ms a time at 10,000 scores,
+    220 ms at 50,000). The budget is adaptive, on the time a recomputation takes, rather
+    than a schedule on the score count: the cost per score differs by machine and load,
+    and the share holds whatever they are, while a short run (a recomputation of a few
+    ms) still gets a fresh headline every time. Kept per run (`_summary.SamplesDone.live`,
+    released when the run ends, so two runs never share one) and per scorer
+    (`_fingerprint`). Between recomputations ``coverage`` is brought up to date from the
+    counts (constant time); ``somers_d_all`` is the last recomputed one."""
+    key = ("coverage_agreement", _fingerprint(scores))
+    last: _Headline | None = done.live.get(key)
+    if last is None or _clock() - last.at >= LIVE_HEADLINE_RATIO * last.cost:
+        start = _clock()
+        fresh = _headline(scores, done)
+        fresh.at = _clock()
+        fresh.cost = fresh.at - start
+        if last is None and len(done.live) >= 64:
+            done.live.clear()  # keys of scores that changed since (an epoch reduced again)
+        done.live[key] = fresh
+        return dict(fresh.value)
+    value = dict(last.value)
+    if last.run_samples and "coverage" in value:
+        ended = max(len(scores), len(done.all) + last.ended_unseen)
+        value["coverage"] = min(1.0, len(scores) / min(last.run_samples, ended))
+    return value
+
+
 @metric
 def coverage_agreement() -> Metric:
     """Judge mode's headline and the share of the run scored.
@@ -126,32 +225,19 @@ def coverage_agreement() -> Metric:
     (``run_samples``, ``run_rated``: datasets from `load_dialogs` carry them); without
     them only ``somers_d_all`` over the scored dialogs is reported. While the run is in
     progress (Inspect's live figures) both are over the samples done so far
-    (`_summary.samples_done`), not counting those yet to run as skipped.
+    (`_summary.samples_done`), not counting those yet to run as skipped, and
+    ``somers_d_all`` is recomputed within a budget (`_live_headline`): on a long run it
+    may lag a few seconds. The final results are over every score, computed in full.
     """
 
     def compute(scores: list[SampleScore]) -> Value:
         if not scores:
             # nothing scored yet (Inspect's live results): keep the headline resolvable
             return {"somers_d_all": float("nan")}
-        result: dict[str, float] = {}
-        run_samples = _run_count(scores, RUN_SAMPLES_KEY)
-        run_rated = _run_count(scores, RUN_RATED_KEY)
-        rated = [s for s in scores if human_rating(s) is not None]
         done = samples_done()
         if done is not None:
-            # a run in progress: over the samples done so far, not those yet to run
-            ended = done.all | {s.sample_id for s in scores}
-            run_samples = min(run_samples, len(ended)) if run_samples else run_samples
-            ended_rated = done.rated | {s.sample_id for s in rated}
-            run_rated = min(run_rated, len(ended_rated)) if run_rated else run_rated
-        if run_samples:
-            result["coverage"] = min(1.0, len(scores) / run_samples)
-        pairs = [(own_score(s), h) for s in rated if (h := human_rating(s)) is not None]
-        if pairs or run_rated:
-            judge, human = (list(v) for v in zip(*pairs, strict=True)) if pairs else ([], [])
-            unscored = max(0, (run_rated or 0) - len(pairs))
-            result = {"somers_d_all": somers_d_all(judge, human, unscored), **result}
-        return result
+            return _live_headline(scores, done)
+        return _headline(scores, None).value
 
     return compute
 
@@ -229,9 +315,12 @@ def _finite(value: Any) -> float | None:
 @metric
 def judge_agreement() -> Metric:
     """Inter-judge agreement of a panel: ordinal Krippendorff's alpha over its judges,
-    with each (sample, epoch) as a unit. Reports nothing for a single judge."""
+    with each (sample, epoch) as a unit. Reports nothing for a single judge, nor while the
+    run is in progress (`in_progress`)."""
 
     def compute(scores: list[SampleScore]) -> Value:
+        if in_progress():
+            return {}
         panels = _panels(scores)
         if not panels:
             return {}
@@ -263,9 +352,12 @@ def share_at_least(threshold: float = 4.0) -> Metric:
 @metric
 def judge_means() -> Metric:
     """Mean score of each judge of a panel over every sample and epoch, as
-    ``judge_mean(<model>)``. Reports nothing for a single judge."""
+    ``judge_mean(<model>)``. Reports nothing for a single judge, nor while the run is in
+    progress (`in_progress`)."""
 
     def compute(scores: list[SampleScore]) -> Value:
+        if in_progress():
+            return {}
         per_judge: dict[str, list[float]] = {}
         for panel in _panels(scores):
             for name, values in panel.items():
@@ -308,9 +400,12 @@ def scoring_counts() -> Metric:
 @metric
 def group_metrics(threshold: float = 4.0) -> Metric:
     """Mean, stderr and share >= ``threshold`` of each group of the scorer's ``group_by``
-    field, as ``mean(<field>=<group>)``. Reports nothing without ``group_by``."""
+    field, as ``mean(<field>=<group>)``. Reports nothing without ``group_by``, nor while the
+    run is in progress (`in_progress`)."""
 
     def compute(scores: list[SampleScore]) -> Value:
+        if in_progress():
+            return {}
         from inspect_ai.scorer import mean, stderr
 
         groups: dict[tuple[str, str], list[SampleScore]] = {}
@@ -340,9 +435,12 @@ def human_ceiling() -> Metric:
     ``humans_rest_spearman`` (medians of each rater against the aggregate of the
     others), and ``judge_rest_qwk`` / ``judge_rest_spearman`` (the judge against the
     same aggregates, read on the same footing). Reports nothing otherwise; the full
-    table with CIs is `inspect-empathy compare`'s ``humans.csv``."""
+    table with CIs is `inspect-empathy compare`'s ``humans.csv``. Nothing while the run is
+    in progress (`in_progress`)."""
 
     def compute(scores: list[SampleScore]) -> Value:
+        if in_progress():
+            return {}
         per_dialog, judge = scored_rater_ratings(scores)
         raters = {r for ratings in per_dialog.values() for r in ratings}
         if len(per_dialog) < 3 or len(raters) < 2:
