@@ -273,39 +273,74 @@ def somers_d_all(
 
 def somers_d_all_weighted(counts: np.ndarray, scores: np.ndarray, human: np.ndarray) -> np.ndarray:
     """`somers_d_all` of each row of ``counts`` (how often each dialog is drawn: a bootstrap
-    resample), without building the resampled arrays: ``scores`` the judge's (NaN where
-    unscored), ``human`` the ratings. The pairs a resample orders as people did or the other
-    way follow from cumulative counts over the judge's distinct scores, one human level at
-    a time, so each row is linear in the dialogs."""
+    resample, `_resample.resample_counts`), without building the resampled arrays:
+    ``scores`` the judge's (NaN where unscored), ``human`` the ratings.
+
+    The scored dialogs are put in (score, rating) order once. A resample's net ordered pairs
+    are then ``2 P - S + T``: ``P`` the weight of pairs whose second dialog is higher in
+    both score and rating (for each rating level, a cumulative sum over the lower levels'
+    dialogs read at each dialog's score), ``S`` the pairs with different scores and ``T``
+    those of them with the same rating (both from sums of squared group weights). Linear in
+    the dialogs for each pair of rating levels."""
     import numpy as np
 
     x, y = np.asarray(scores, dtype=float), np.asarray(human, dtype=float)
     counts = np.atleast_2d(np.asarray(counts))
-    rows, n = counts.shape
-    scored = np.isfinite(x)
-    score_group = np.unique(x[scored], return_inverse=True)[1].reshape(-1)
-    level = np.unique(y[scored], return_inverse=True)[1].reshape(-1)
-    groups, levels = int(score_group.max(initial=-1)) + 1, int(level.max(initial=-1)) + 1
-    weight = counts[:, scored].astype(float)  # draws of each scored dialog
-    total = counts.sum(axis=1).astype(float)
-    m = weight.sum(axis=1)
-    net = np.zeros(rows)
-    below = np.zeros((rows, groups))  # weight of the lower human levels, per judge score
-    squares = np.zeros(rows)
-    for k in range(levels):
-        at = np.zeros((rows, groups))
-        np.add.at(at.T, score_group[level == k], weight[:, level == k].T)
-        if k:
-            less = np.cumsum(below, axis=1) - below  # a lower level, a lower score
-            more = below.sum(axis=1, keepdims=True) - less - below  # a lower level, higher
-            net += (at * (less - more)).sum(axis=1)
-        below += at
-        squares += at.sum(axis=1) ** 2
-    untied = (m * m - squares) / 2
+    total = counts.sum(axis=1, dtype=np.int64).astype(float)
+    scored = np.flatnonzero(np.isfinite(x))
+    order = scored[np.lexsort((y[scored], x[scored]))]
+    xs, ys = x[order], y[order]
+    level = np.unique(ys, return_inverse=True)[1].reshape(-1)
+    levels = int(level.max(initial=-1)) + 1
+    w = counts[:, order]
+    m = w.sum(axis=1, dtype=np.int64).astype(float)
+    net = np.zeros(len(counts))
+    level_squares = np.zeros(len(counts))
+    if len(order):
+        new_score = np.r_[True, xs[1:] != xs[:-1]]
+        new_cell = new_score | np.r_[True, ys[1:] != ys[:-1]]
+        score_starts = np.flatnonzero(new_score)
+        # the first position of each dialog's score group: the dialogs strictly below it
+        group_start = score_starts[np.cumsum(new_score) - 1]
+        below: list[tuple[np.ndarray, np.ndarray]] = []  # per lower level: positions, cumsum
+        higher_both = np.zeros(len(counts))
+        for k in range(levels):
+            at = np.flatnonzero(level == k)
+            weight = w[:, at]
+            cum = np.zeros((len(counts), len(at) + 1), dtype=np.int64)
+            np.cumsum(weight, axis=1, out=cum[:, 1:])
+            level_squares += cum[:, -1].astype(float) ** 2
+            if below:
+                lower = np.zeros((len(counts), len(at)), dtype=np.int64)
+                for positions, cumulative in below:
+                    lower += cumulative[:, np.searchsorted(positions, group_start[at])]
+                higher_both += np.einsum("ij,ij->i", weight, lower, dtype=np.int64)
+            below.append((at, cum))
+        different_score = (m * m - _squared_group_sums(w, score_starts)) / 2
+        same_level = (level_squares - _squared_group_sums(w, np.flatnonzero(new_cell))) / 2
+        net = 2 * higher_both - different_score + same_level
+    untied = (m * m - level_squares) / 2
     with_unscored = total * (total - 1) / 2 - m * (m - 1) / 2
     denominator = untied + with_unscored
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(denominator > 0, (net - with_unscored) / denominator, np.nan)
+
+
+def _squared_group_sums(weights: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Sum over the groups of consecutive columns (beginning at ``starts``) of each row's
+    squared group weight: each column's square, plus twice the products within the groups
+    of more than one column (summed over those columns only)."""
+    import numpy as np
+
+    squares = np.einsum("ij,ij->i", weights, weights, dtype=np.int64).astype(float)
+    sizes = np.diff(np.r_[starts, weights.shape[1]])
+    tied = sizes > 1
+    if not tied.any():
+        return squares
+    columns = np.flatnonzero(np.repeat(tied, sizes))
+    within = weights[:, columns].astype(np.int64)
+    sums = np.add.reduceat(within, np.r_[0, np.cumsum(sizes[tied])[:-1]], axis=1)
+    return squares + (sums * sums).sum(axis=1) - (within * within).sum(axis=1)
 
 
 def somers_d_all_ci(
@@ -317,32 +352,25 @@ def somers_d_all_ci(
 ) -> tuple[float, float]:
     """Percentile bootstrap interval of `somers_d_all` over rated dialogs: ``scores`` the
     judge's (NaN where it left the dialog unscored), ``human`` the ratings. Each resample
-    draws dialogs, scored and unscored alike, with replacement (`somers_d_all_weighted`:
-    10,000 dialogs x 2,000 resamples take seconds). (NaN, NaN) with ``resamples=0``, fewer
-    than three dialogs or no finite resample."""
+    draws dialogs, scored and unscored alike, with replacement (the counts of
+    `_resample.resample_counts`, shared by every judge of the same dialogs and seed).
+    (NaN, NaN) with ``resamples=0``, fewer than three dialogs or no finite resample."""
     import numpy as np
+
+    from ._resample import batches, percentile_interval, resample_counts
 
     x, y = np.asarray(scores, dtype=float), np.asarray(human, dtype=float)
     n = len(x)
     if resamples <= 0 or n < 3:
         return math.nan, math.nan
-    rng = np.random.default_rng(seed)
-    levels = max(1, len(np.unique(y)))
-    batch = max(1, min(resamples, 2_000_000 // max(n * levels, 1)))
-    draws: list[np.ndarray] = []
-    for start in range(0, resamples, batch):
-        rows = min(batch, resamples - start)
-        drawn = rng.integers(0, n, size=(rows, n))
-        offsets = (np.arange(rows) * n)[:, None]
-        counts = np.bincount((drawn + offsets).ravel(), minlength=rows * n).reshape(rows, n)
-        draws.append(somers_d_all_weighted(counts, x, y))
-    values = np.concatenate(draws)
-    values = values[np.isfinite(values)]
-    if not len(values):
-        return math.nan, math.nan
-    tail = (1 - confidence) / 2 * 100
-    low, high = np.percentile(values, [tail, 100 - tail])
-    return float(low), float(high)
+    counts = resample_counts(n, resamples, seed)
+    values = np.concatenate(
+        [
+            somers_d_all_weighted(counts[start : start + rows], x, y)
+            for start, rows in batches(resamples, n)
+        ]
+    )
+    return percentile_interval(values, confidence)
 
 
 BCA_MAX_N = 1000

@@ -43,7 +43,8 @@ import pandas as pd
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from ._file_kind import file_problem
-from ._stats import quadratic_weighted_kappa, round_score
+from ._resample import batches, percentile_interval, resample_counts
+from ._stats import BCA_MAX_N, quadratic_weighted_kappa, round_score, weighted_kappa
 from .humans import bootstrap_ci, qwk_along
 
 Method = Literal["shift", "linear", "isotonic"]
@@ -784,27 +785,59 @@ def calibrated_agreement(
     folds: int = 10,
     seed: int = 0,
     resamples: int = 2000,
+    resample_seed: int | None = None,
 ) -> dict[str, Any]:
     """MAE and QWK of the judge with the humans, raw and cross-fitted-calibrated.
 
     Keys: ``method``, ``n``, ``mae``, ``qwk``, ``mae_calibrated``, ``qwk_calibrated``,
     each figure with ``_low``/``_high`` 95% bootstrap bounds over dialogs (the
-    out-of-fold predictions held fixed). QWK is on scores rounded half up.
-    Computed on the dialogs with both a judge score and a human rating.
+    out-of-fold predictions held fixed), drawn from ``resample_seed`` (``seed``, the
+    folds' seed, when None): BCa up to ``BCA_MAX_N`` dialogs, beyond that percentile
+    intervals read from the draw counts (`_resample.resample_counts`). QWK is on scores
+    rounded half up. Computed on the dialogs with both a judge score and a human rating.
     """
     calibrated = np.asarray(cross_fitted(judge, human, method, folds, seed), dtype=float)
     x, y = _pairs(judge, human)
     both = np.isfinite(x) & np.isfinite(y)
     x, y, calibrated = x[both], y[both], calibrated[both]
     out: dict[str, Any] = {"method": method, "n": int(both.sum())}
+    draw_seed = seed if resample_seed is None else resample_seed
+    counted = resamples > 0 and len(y) > BCA_MAX_N
     for suffix, scores in (("", x), ("_calibrated", calibrated)):
-        out[f"mae{suffix}"] = float(_mae(scores, y))
-        out[f"mae{suffix}_low"], out[f"mae{suffix}_high"] = bootstrap_ci(
-            (scores, y), _mae, resamples, seed
-        )
         rx, ry = round_score(scores), round_score(y)
+        out[f"mae{suffix}"] = float(_mae(scores, y))
         out[f"qwk{suffix}"] = quadratic_weighted_kappa(rx, ry)
+        if counted:
+            mae_draws, qwk_draws = _counted_draws(scores, y, resamples, draw_seed)
+            out[f"mae{suffix}_low"], out[f"mae{suffix}_high"] = percentile_interval(mae_draws)
+            out[f"qwk{suffix}_low"], out[f"qwk{suffix}_high"] = percentile_interval(qwk_draws)
+            continue
+        out[f"mae{suffix}_low"], out[f"mae{suffix}_high"] = bootstrap_ci(
+            (scores, y), _mae, resamples, draw_seed
+        )
         out[f"qwk{suffix}_low"], out[f"qwk{suffix}_high"] = bootstrap_ci(
-            (rx, ry), qwk_along, resamples, seed
+            (rx, ry), qwk_along, resamples, draw_seed
         )
     return out
+
+
+def _counted_draws(
+    scores: np.ndarray, human: np.ndarray, resamples: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """MAE and QWK (scores rounded half up) of each bootstrap resample, from how often each
+    dialog is drawn (`resample_counts`): MAE is the counts' product with the absolute
+    errors, QWK a function of the 5 x 5 table of rounded pairs, the counts' product with
+    each dialog's cell."""
+    n = len(scores)
+    errors = np.abs(scores - human)
+    cell = (round_score(scores) - 1) * 5 + (round_score(human) - 1)
+    cells = np.zeros((n, 25))
+    cells[np.arange(n), cell] = 1.0
+    counts = resample_counts(n, resamples, seed)
+    mae, qwk = np.empty(resamples), np.empty(resamples)
+    for start, rows in batches(resamples, n):
+        batch = counts[start : start + rows].astype(float)
+        mae[start : start + rows] = batch @ errors / n
+        table = (batch @ cells).reshape(rows, 5, 5)
+        qwk[start : start + rows] = weighted_kappa(table, np.arange(1, 6))
+    return mae, qwk

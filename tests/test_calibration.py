@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.isotonic import IsotonicRegression
 from sklearn.metrics import cohen_kappa_score
 
@@ -332,3 +334,37 @@ def test_docs_worked_example_matches_the_code(table: pd.DataFrame) -> None:
     (in_qwk, in_mae), (cross_qwk, cross_mae) = figures["in"], figures["cross"]
     assert f"QWK {' / '.join(in_qwk)} and MAE {' / '.join(in_mae)} (shift" in flat
     assert f"QWK {' / '.join(cross_qwk)} and MAE {' / '.join(cross_mae)}." in flat
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(3, 40), seed=st.integers(0, 2**32 - 1), data=st.data())
+def test_counted_mae_and_qwk_are_those_of_the_resampled_arrays(
+    n: int, seed: int, data: st.DataObject
+) -> None:
+    """Past `BCA_MAX_N` dialogs the MAE and QWK intervals are read from draw counts: each
+    resample's figures equal MAE and QWK of the arrays the counts stand for."""
+    from inspect_empathy._resample import resample_counts
+    from inspect_empathy._stats import quadratic_weighted_kappa, round_score
+
+    score = st.one_of(st.sampled_from([1.0, 2.5, 3.0, 4.0, 5.0]), st.floats(1, 5))
+    x = np.array(data.draw(st.lists(score, min_size=n, max_size=n)))
+    y = np.array(data.draw(st.lists(st.integers(1, 5), min_size=n, max_size=n)), dtype=float)
+    mae, qwk = calibration._counted_draws(x, y, 10, seed)
+    for row, counts in enumerate(resample_counts(n, 10, seed)):
+        drawn = np.repeat(np.arange(n), counts)
+        assert mae[row] == pytest.approx(np.mean(np.abs(x[drawn] - y[drawn])), abs=1e-12)
+        expected = quadratic_weighted_kappa(round_score(x[drawn]), round_score(y[drawn]))
+        assert qwk[row] == pytest.approx(expected, abs=1e-12, nan_ok=True)
+
+
+def test_large_samples_take_the_counted_intervals(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(4)
+    human = rng.integers(1, 6, size=60).astype(float)
+    judge = np.clip(human + rng.normal(0, 0.8, size=60), 1, 5)
+    monkeypatch.setattr(calibration, "BCA_MAX_N", 50)
+    got = calibration.calibrated_agreement(judge, human, "shift", resamples=200, seed=1)
+    mae, qwk = calibration._counted_draws(judge, human, 200, 1)
+    assert [got["mae_low"], got["mae_high"]] == pytest.approx(np.percentile(mae, [2.5, 97.5]))
+    finite = qwk[np.isfinite(qwk)]
+    assert [got["qwk_low"], got["qwk_high"]] == pytest.approx(np.percentile(finite, [2.5, 97.5]))
+    assert got["mae_low"] <= got["mae"] <= got["mae_high"]

@@ -23,7 +23,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "inspect_empathy"
 
 LAYERS: dict[str, int] = {
     "dialogs": 0, "errors": 0, "_compat": 0, "_score_text": 0, "_stats": 0, "_summary": 0,
-    "_usage": 0, "_file_kind": 0,
+    "_usage": 0, "_file_kind": 0, "_resample": 0,
     "_rubric": 1, "_samples": 1, "_answer": 1, "_geval": 1, "_providers": 1, "_judge_call": 1,
     "humans": 1, "calibration": 1, "alttest": 1,
     "loaders": 2, "metrics": 2, "reducer": 2, "per_turn": 2, "consistency": 2, "alt_metric": 2,

@@ -142,14 +142,17 @@ def calibrated_columns(
     judge: str, x: np.ndarray, h: np.ndarray, method: str, resamples: int, seed: int
 ) -> dict[str, Any]:
     """Raw MAE / QWK CIs and the cross-fitted calibrated MAE / QWK with CIs of one judge on
-    the common dialogs (``calibration.calibrated_agreement``; its seed derives from the
-    judge's name like the Spearman CI's). NaN with fewer than two dialogs."""
+    the common dialogs (``calibration.calibrated_agreement``): the folds' seed derives from
+    the judge's name, the resamples are the pairs' (the judge table's Spearman CI and the
+    paired tests draw the same common dialogs once for every judge). NaN with fewer than
+    two dialogs."""
     out: dict[str, Any] = dict.fromkeys(CALIBRATED_COLUMNS, math.nan)
     out["calibration_method"] = method
     if len(x) < 2:
         return out
     result = calibration.calibrated_agreement(
-        x, h, method=method, seed=seed_for(judge, seed=seed), resamples=resamples
-    )
+        x, h, method=method, seed=seed_for(judge, seed=seed), resamples=resamples,
+        resample_seed=seed_for("pairs", seed=seed),
+    )  # fmt: skip
     out.update({key: result[key] for key in CALIBRATED_COLUMNS})
     return out

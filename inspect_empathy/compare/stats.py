@@ -3,14 +3,14 @@
 Plain numpy/scipy functions on arrays, no pandas. Up to ``BCA_MAX_N`` dialogs the
 CIs are scipy's BCa bootstrap (its jackknife costs n x n, run in batches). Beyond
 that they are percentile intervals from a bootstrap over dialogs that never
-materialises the resampled data: a resample is
-a matrix of drawn dialog indices, and each draw's mid-rank within its resample
-follows from how often each distinct value was drawn (a bincount and a
-cumulative sum over the sorted distinct values) instead of sorting the resample. That is
-exactly Spearman of the resampled arrays (ties included) in linear time and
-bounded memory, so 10,000 dialogs x 2,000 resamples takes about a second. The
-resamples depend on the seed and the number of dialogs only: a paired test is the
-difference of its two judges' distributions, each computed once (`rho_draws`).
+materialises the resampled data: a resample is how often each dialog was drawn
+(`_resample.resample_counts`), and each dialog's mid-rank within its resample follows
+from the counts summed over its distinct value and a cumulative sum over the sorted
+distinct values, instead of sorting the resample. That is exactly Spearman of the
+resampled arrays (ties included) in linear time and bounded memory. The resamples
+depend on the seed and the number of dialogs only, and are drawn once for every judge
+and statistic that asks for them: a paired test is the difference of its two judges'
+distributions, each computed once (`rho_draws`).
 """
 
 from __future__ import annotations
@@ -24,13 +24,16 @@ from typing import Any
 
 import numpy as np
 
+from .._resample import batches, resample_counts
+from .._resample import percentile_interval as percentile_interval
 from .._stats import BCA_MAX_N, round_score, scipy_bootstrap, shares_by_level
 from .._stats import spearman_along as spearman
 from .comparison import LEVELS
 
 BATCH_ELEMENTS = 80_000
-"""Draws per batch of resamples: small enough for the CPU caches (3x faster than 256 rows at
-n = 10,000), large enough to amortise the per-batch work."""
+"""Draw counts per batch of resamples: small enough for the CPU caches, large enough to
+amortise the per-batch work."""
+
 
 def seed_for(*names: str, seed: int = 0) -> int:
     """A bootstrap seed from names (a judge, a pair): the same whatever else is compared."""
@@ -46,11 +49,17 @@ class _Ranker:
     """Mid-ranks of one variable under resampling (see the module docstring)."""
 
     def __init__(self, values: np.ndarray) -> None:
-        uniques, self.group = np.unique(values, return_inverse=True)
-        self.groups = len(uniques)
+        self.order = np.argsort(values, kind="stable")
+        ordered = values[self.order]
+        new = np.r_[True, ordered[1:] != ordered[:-1]] if len(ordered) else np.zeros(0, bool)
+        self.starts = np.flatnonzero(new)
+        self.groups = len(self.starts)
+        self.group = np.empty(len(values), dtype=np.intp)
+        self.group[self.order] = np.cumsum(new) - 1
 
     def ranks(self, drawn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Mid-rank of each draw in each resample (rows of ``drawn``), and the sum of squares."""
+        """Mid-rank of each draw in each resample (rows of ``drawn``, dialog indices), and
+        the sum of squares."""
         rows = drawn.shape[0]
         offsets = (np.arange(rows, dtype=np.int64) * self.groups)[:, None]
         flat = self.group[drawn] + offsets
@@ -60,10 +69,21 @@ class _Ranker:
         squares = (weight * mid * mid).sum(axis=1)
         return np.take(mid.ravel(), flat), squares
 
+    def weighted(self, counts: np.ndarray, root: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """From draw counts (rows: resamples; ``root`` their square roots): each dialog's
+        mid-rank within each resample times the square root of its count, so that the row
+        products of two variables sum over the draws as `ranks` would, and the sum of
+        squares."""
+        weight = counts[:, self.order]
+        if self.groups < len(self.order):
+            weight = np.add.reduceat(weight, self.starts, axis=1, dtype=np.int64)
+        weight = weight.astype(float)
+        mid = np.cumsum(weight, axis=1) - (weight - 1) / 2
+        squares = np.einsum("ij,ij,ij->i", weight, mid, mid)
+        return np.take_along_axis(mid, np.broadcast_to(self.group, counts.shape), 1) * root, squares
 
-def _rho(
-    x: tuple[np.ndarray, np.ndarray], y: tuple[np.ndarray, np.ndarray], n: int
-) -> np.ndarray:
+
+def _rho(x: tuple[np.ndarray, np.ndarray], y: tuple[np.ndarray, np.ndarray], n: int) -> np.ndarray:
     """Spearman of each resample from mid-ranks per draw: Pearson with mean (n + 1) / 2."""
     (rx, sx), (ry, sy) = x, y
     mean_square = n * ((n + 1) / 2) ** 2
@@ -81,18 +101,97 @@ def bootstrap_rhos(
 ) -> np.ndarray:
     """``statistic(ranks, n)`` over ``resamples`` resamples of the dialogs (rows).
 
-    ``ranks`` holds, per column, each draw's mid-rank within its resample and the
-    resample's sum of squared ranks (see ``_rho``).
+    ``ranks`` holds, per column, each dialog's mid-rank within each resample times the
+    square root of how often it was drawn, and the resample's sum of squared ranks (see
+    ``_Ranker.weighted`` and ``_rho``).
     """
     n = len(columns[0])
     rankers = [_Ranker(np.asarray(c, float)) for c in columns]
-    rng = np.random.default_rng(seed)
+    counts = resample_counts(n, resamples, seed)
     out = np.empty(resamples)
-    batch = max(1, min(256, BATCH_ELEMENTS // max(n, 1)))
-    for start in range(0, resamples, batch):
-        size = min(batch, resamples - start)
-        drawn = rng.integers(0, n, size=(size, n))
-        out[start : start + size] = statistic([r.ranks(drawn) for r in rankers], n)
+    for start, rows in batches(resamples, n, BATCH_ELEMENTS):
+        batch = counts[start : start + rows]
+        root = np.sqrt(batch, dtype=float)  # (a uint8 square root would be float16)
+        out[start : start + rows] = statistic([r.weighted(batch, root) for r in rankers], n)
+    return out
+
+
+class _PairRanks:
+    """What Spearman of ``x`` and ``y`` under resampling needs, computed once: the dialogs
+    in ``x``'s order, its groups of tied values and ``y``'s levels in that order."""
+
+    FEW_LEVELS = 16
+    """Up to this many distinct ``y`` values, its level sums are a matrix product."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray) -> None:
+        n = len(x)
+        self.order = np.argsort(x, kind="stable")
+        xs, ys = x[self.order], y[self.order]
+        starts = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1]]) if n else np.zeros(0, int)
+        sizes = np.diff(np.r_[starts, n])
+        tied = sizes > 1
+        # the positions in groups of tied x values, each group's first and last position
+        self.tied = np.flatnonzero(np.repeat(tied, sizes))
+        self.tied_starts = np.r_[0, np.cumsum(sizes[tied])[:-1]].astype(int)
+        self.tied_ends = (starts + sizes - 1)[tied]
+        self.tied_group = np.repeat(np.arange(int(tied.sum())), sizes[tied])
+        levels, level = np.unique(ys, return_inverse=True)
+        self.levels = len(levels)
+        level = level.reshape(-1)
+        if self.levels <= self.FEW_LEVELS:
+            self.onehot = np.zeros((n, self.levels))
+            self.onehot[np.arange(n), level] = 1.0
+        else:
+            self.y_order = np.argsort(level, kind="stable")
+            self.y_starts = np.flatnonzero(np.r_[True, np.diff(level[self.y_order]) != 0])
+        self.wide = np.int64 if n * 255 * 4 >= 2**31 else np.int32
+
+    def _by_level(self, values: np.ndarray) -> np.ndarray:
+        """Sums of each row's values over ``y``'s levels (rows x levels)."""
+        if self.levels <= self.FEW_LEVELS:
+            return values.astype(float) @ self.onehot
+        return np.add.reduceat(values[:, self.y_order], self.y_starts, axis=1, dtype=np.int64)
+
+    def rho(self, counts: np.ndarray) -> np.ndarray:
+        """Spearman of each resample (rows of draw counts, dialogs in their given order).
+
+        With ``c`` a dialog's count and ``C`` the cumulative count up to it in ``x``'s
+        order, its mid-rank is ``C - (c - 1) / 2`` (for a group of tied values, the group's
+        ``C`` and ``c``); ``2 c rank`` is an integer, summed per level of ``y`` and weighted
+        by ``y``'s mid-ranks. The sums of squared mid-ranks are ``N (N + 1) (2N + 1) / 6``
+        less ``(w^3 - w) / 12`` per group of weight ``w``."""
+        c = counts[:, self.order].astype(self.wide)
+        total = c.sum(axis=1, dtype=np.int64).astype(float)
+        cum = np.cumsum(c, axis=1, dtype=self.wide)
+        twice = c * (2 * cum - c + 1)  # 2 c rank of an untied dialog
+        cubes = (c * c * c - c).sum(axis=1, dtype=np.int64).astype(float)
+        if len(self.tied):
+            within = c[:, self.tied]
+            weight = np.add.reduceat(within, self.tied_starts, axis=1, dtype=np.int64)
+            twice_mid = 2 * cum[:, self.tied_ends] - weight + 1
+            twice[:, self.tied] = within * twice_mid[:, self.tied_group]
+            cubes += (weight**3 - weight).sum(axis=1) - (within**3 - within).sum(axis=1)
+        level_weight = self._by_level(c).astype(float)
+        level_mid = np.cumsum(level_weight, axis=1) - (level_weight - 1) / 2
+        cross = (self._by_level(twice) * level_mid).sum(axis=1) / 2
+        level_cubes = (level_weight**3 - level_weight).sum(axis=1)
+        mean_square = total * ((total + 1) / 2) ** 2
+        spread = total * (total * total - 1) / 12
+        var = (spread - cubes / 12) * (spread - level_cubes / 12)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(var > 0, (cross - mean_square) / np.sqrt(np.where(var > 0, var, 1)),
+                            np.nan)  # fmt: skip
+
+
+def spearman_draws(x: np.ndarray, y: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+    """Spearman of ``x`` and ``y`` in each of ``resamples`` resamples of the rows, drawn as
+    `resample_counts` (``n``, ``resamples``, ``seed``): what `bootstrap_rhos` gives for
+    the pair, computed from the counts without per-draw ranks."""
+    pair = _PairRanks(np.asarray(x, float), np.asarray(y, float))
+    counts = resample_counts(len(x), resamples, seed)
+    out = np.empty(resamples)
+    for start, rows in batches(resamples, len(x), BATCH_ELEMENTS):
+        out[start : start + rows] = pair.rho(counts[start : start + rows])
     return out
 
 
@@ -106,16 +205,6 @@ def _bca(
     return scipy_bootstrap(
         data, statistic, resamples, seed, batch=max(1, 2_000_000 // len(data[0]))
     )
-
-
-def percentile_interval(draws: np.ndarray | Sequence[float]) -> tuple[float, float]:
-    """The 95% percentile interval of the finite bootstrap draws (NaNs when none)."""
-    draws = np.asarray(draws, float)
-    draws = draws[np.isfinite(draws)]
-    if not len(draws):
-        return math.nan, math.nan
-    low, high = np.percentile(draws, [2.5, 97.5])
-    return float(low), float(high)
 
 
 def spearman_ci(
@@ -146,7 +235,7 @@ def _digest(values: np.ndarray) -> bytes:
 
 def rho_draws(x: np.ndarray, y: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     """Spearman of ``x`` and ``y`` in each of ``resamples`` percentile-bootstrap resamples
-    of the rows (`bootstrap_rhos`, drawn from ``seed``).
+    of the rows (`spearman_draws`, drawn from ``seed``).
 
     Kept for the next call with the same arrays, resamples and seed: a paired test of two
     judges is the difference of their two distributions over the same draws, so with one
@@ -159,7 +248,7 @@ def rho_draws(x: np.ndarray, y: np.ndarray, resamples: int, seed: int) -> np.nda
     if key in _kept:
         _kept.move_to_end(key)
         return _kept[key]
-    draws = bootstrap_rhos([x, y], lambda r, n: _rho(r[0], r[1], n), resamples, seed)
+    draws = spearman_draws(x, y, resamples, seed)
     draws.setflags(write=False)
     _kept[key] = draws
     while len(_kept) > DRAWS_KEPT:

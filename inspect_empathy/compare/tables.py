@@ -112,11 +112,12 @@ def judge_table(
         h = human.reindex(mine).to_numpy(float)
         metrics = agreement(x, h) if len(mine) else {}
         row["n_common"] = len(mine)
+        # one seed for every judge: the judges of the same dialogs share their draws
         row |= headline_columns(
             wide[judge],
             human.drop(left_out, errors="ignore"),
             resamples,
-            stats.seed_for(str(judge), seed=seed),
+            stats.seed_for("headline", seed=seed),
         )
         row["spearman"] = metrics.get("spearman", math.nan)
         # the pairs' seed: a pair with a judge that scored only the common dialogs reuses
@@ -304,7 +305,8 @@ def length_bias(
         both = frame.dropna()
         s, w = both["score"].to_numpy(float), both["reply_words"].to_numpy(float)
         rho = float(stats.spearman(s, w)) if stats.varied(s, w) else math.nan
-        low, high = stats.spearman_ci(s, w, resamples, stats.seed_for("length", name, seed=seed))
+        # one seed for every rater: raters of the same dialogs share their draws
+        low, high = stats.spearman_ci(s, w, resamples, stats.seed_for("length", seed=seed))
         rows.append(
             {
                 "rater": name,
@@ -350,7 +352,11 @@ def emotion_table(
         rated = group.dropna(subset=["human"])
         x, h = rated["score"].to_numpy(float), rated["human"].to_numpy(float)
         low, high = stats.spearman_ci(
-            x, h, resamples, stats.seed_for("emotion", str(emotion), str(judge), seed=seed)
+            # a seed per emotion: the judges of the same dialogs share their draws
+            x,
+            h,
+            resamples,
+            stats.seed_for("emotion", str(emotion), seed=seed),
         )
         rows.append(
             {

@@ -105,6 +105,7 @@ def test_calibrated_columns_equal_calibrated_agreement(comparison) -> None:  # n
         expected = calibration.calibrated_agreement(
             x.to_numpy(), human.reindex(x.index).to_numpy(), "shift",
             seed=seed_for(judge, seed=0), resamples=RESAMPLES,
+            resample_seed=seed_for("pairs", seed=0),
         )  # fmt: skip
         row = judges.loc[judge]
         assert row["calibration_method"] == "shift"

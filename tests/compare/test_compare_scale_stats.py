@@ -36,7 +36,8 @@ def test_the_difference_of_two_judges_draws_is_the_joint_bootstrap(
 
     expected = stats.bootstrap_rhos([a, b, h], joint, resamples, seed)
     apart = stats.rho_draws(a, h, resamples, seed) - stats.rho_draws(b, h, resamples, seed)
-    np.testing.assert_array_equal(apart, expected)
+    # the same draws; two ways of summing the ranks (`_PairRanks.rho`, `_rho`)
+    np.testing.assert_allclose(apart, expected, rtol=0, atol=1e-12)
 
 
 def judges_table(judges: int, n: int) -> pd.DataFrame:
@@ -60,13 +61,13 @@ def test_each_judge_is_bootstrapped_once_for_all_its_pairs(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls: list[int] = []
-    real = stats.bootstrap_rhos
+    real = stats.spearman_draws
 
-    def counted(columns, statistic, resamples, seed):  # noqa: ANN001, ANN202
-        calls.append(len(columns))
-        return real(columns, statistic, resamples, seed)
+    def counted(x, y, resamples, seed):  # noqa: ANN001, ANN202
+        calls.append(2)
+        return real(x, y, resamples, seed)
 
-    monkeypatch.setattr(stats, "bootstrap_rhos", counted)
+    monkeypatch.setattr(stats, "spearman_draws", counted)
     stats._kept.clear()
     samples = judges_table(judges=5, n=BCA_MAX_N + 50)  # past BCa: the percentile bootstrap
     names = [f"judge-{j}" for j in range(5)]
@@ -96,13 +97,13 @@ def test_the_pairs_reuse_the_judge_tables_bootstraps(
     loaded = load_scores(tmp_path)
     monkeypatch.setattr(stats, "BCA_MAX_N", 0)  # the percentile bootstrap at 30 dialogs
     drawn: list[int] = []
-    real = stats.bootstrap_rhos
+    real = stats.spearman_draws
 
-    def counted(columns, statistic, resamples, seed):  # noqa: ANN001, ANN202
-        drawn.append(len(columns))
-        return real(columns, statistic, resamples, seed)
+    def counted(x, y, resamples, seed):  # noqa: ANN001, ANN202
+        drawn.append(2)
+        return real(x, y, resamples, seed)
 
-    monkeypatch.setattr(stats, "bootstrap_rhos", counted)
+    monkeypatch.setattr(stats, "spearman_draws", counted)
     during: dict[str, int] = {}
     real_pairs = tables.pair_table
 
@@ -117,3 +118,34 @@ def test_the_pairs_reuse_the_judge_tables_bootstraps(
     comparison = tables.build_comparison(loaded, resamples=50, seed=0)
     assert len(comparison.pairs) == 1 and comparison.common == 30
     assert during["pairs"] == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(3, 40),
+    seed=st.integers(0, 2**32 - 1),
+    many_levels=st.booleans(),
+    data=st.data(),
+)
+def test_spearman_from_draw_counts_is_spearman_of_the_resampled_arrays(
+    n: int, seed: int, many_levels: bool, data: st.DataObject
+) -> None:
+    """`spearman_draws` reads each resample from its draw counts alone: it equals scipy's
+    Spearman of the arrays the counts stand for, ties in either variable included, with
+    ``y`` of few levels (a matrix product) or of many (sums over its sorted order)."""
+    from scipy import stats as scipy_stats
+
+    from inspect_empathy._resample import resample_counts
+
+    ties = st.sampled_from([1.0, 2.0, 2.5, 3.0, 4.0, 5.0])
+    x = np.array(data.draw(st.lists(st.one_of(ties, st.floats(1, 5)), min_size=n, max_size=n)))
+    levels = st.floats(0, 200) if many_levels else ties
+    y = np.array(data.draw(st.lists(levels, min_size=n, max_size=n)))
+    got = stats.spearman_draws(x, y, 12, seed)
+    for row, counts in enumerate(resample_counts(n, 12, seed)):
+        drawn = np.repeat(np.arange(n), counts)
+        if np.ptp(x[drawn]) == 0 or np.ptp(y[drawn]) == 0:
+            assert np.isnan(got[row])
+        else:
+            expected = scipy_stats.spearmanr(x[drawn], y[drawn]).statistic
+            assert got[row] == pytest.approx(expected, abs=1e-9)
