@@ -19,6 +19,7 @@ from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from ._stats import round_score
 from .dialogs import RATING_SCOPE_KEY, DialogRecord, normalise_rating
+from .metrics import in_progress
 
 CONVERSATION_KEY = "conversation"
 """Sample metadata key of a per-turn sample: the conversation's id."""
@@ -79,9 +80,11 @@ def conversation_metrics(threshold: float = 4.0) -> Metric:
     ``conv_rated`` conversations). ``conv_partial``: conversations some of whose turns are
     not in the figures (a run cut by ``--limit`` in the middle of a conversation, or turns
     left unscored), reported where there are any. Reports nothing for samples that are
-    not per-turn."""
+    not per-turn, nor while the run is in progress (`metrics.in_progress`)."""
 
     def compute(scores: list[SampleScore]) -> Value:
+        if in_progress():
+            return {}
         turns: dict[str, list[float]] = {}
         rating: dict[str, float] = {}
         size: dict[str, int] = {}

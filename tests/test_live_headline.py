@@ -400,6 +400,11 @@ def test_in_a_run_the_metrics_over_every_score_wait_for_the_final_results() -> N
         judge_agreement,
         judge_means,
     )
+    from inspect_empathy.per_turn import (
+        CONVERSATION_KEY,
+        CONVERSATION_TURNS_KEY,
+        conversation_metrics,
+    )
 
     scores = [
         SampleScore(
@@ -413,7 +418,11 @@ def test_in_a_run_the_metrics_over_every_score_wait_for_the_final_results() -> N
                 },
             ),
             sample_id=f"d{i}",
-            sample_metadata={HUMAN_KEY: float(1 + i % 5)},
+            sample_metadata={
+                HUMAN_KEY: float(1 + i % 5),
+                CONVERSATION_KEY: f"c{i // 2}",
+                CONVERSATION_TURNS_KEY: 2,
+            },
         )
         for i in range(10)
     ]
@@ -424,6 +433,7 @@ def test_in_a_run_the_metrics_over_every_score_wait_for_the_final_results() -> N
         self_consistency(),
         human_ceiling(),
         alt_test_metric(),
+        conversation_metrics(),
     ]
     run = "test-live-none-over-every-score"
     _summary._done[run] = _summary.SamplesDone(all={f"d{i}" for i in range(10)})
@@ -436,3 +446,4 @@ def test_in_a_run_the_metrics_over_every_score_wait_for_the_final_results() -> N
     assert live == [{}] * len(made)
     final = [m(scores) for m in made]
     assert all(final[:4])  # alpha, judge means, group figures, self-consistency
+    assert final[-1]["conversations"] == 5  # the per-conversation figures
