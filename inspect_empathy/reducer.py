@@ -8,7 +8,7 @@ from typing import Any
 
 from inspect_ai.scorer import Score, ScoreReducer, score_reducer
 
-from .metrics import EPOCHS_KEY, UNCALIBRATED_KEY, uncalibrated
+from .metrics import EPOCHS_KEY, UNCALIBRATED_KEY, in_progress, uncalibrated
 
 
 def _scored(score: Score) -> bool:
@@ -77,12 +77,15 @@ def empathy_mean() -> ScoreReducer:
     (`judge_means`, `judge_agreement`) cover every epoch. A sample no epoch
     scored stays unscored, with each epoch's reason. With one epoch the reduction
     is that epoch's score without its ``distribution`` and ``score_token_mass``
-    (the sample's score keeps them).
+    (the sample's score keeps them); while the run is in progress (`metrics.in_progress`:
+    Inspect's live figures, whose reductions are not kept) it is the epoch's score itself.
     """
 
     def reduce(scores: list[Score]) -> Score:
         if len(scores) == 1:
-            return _one_epoch(scores[0])
+            # Inspect reduces every sample again at each live recomputation and keeps only
+            # the figures: the log's reductions are the final ones, made outside the run
+            return scores[0] if in_progress() else _one_epoch(scores[0])
         scored = [s for s in scores if _scored(s)]
         base = dict((scored or scores)[0].metadata or {})
         base[EPOCHS_KEY] = [

@@ -84,3 +84,25 @@ def test_judge_mode_log_reductions_and_sample_scores(tmp_path: Path) -> None:
     # the metrics read the method from the reductions
     metrics = {k: m.value for k, m in log.results.scores[0].metrics.items()}
     assert metrics["by_logprobs"] == 4.0 and metrics["scored"] == 4.0
+
+
+def test_while_a_run_is_in_progress_one_epoch_is_its_own_reduction() -> None:
+    """Inspect reduces every sample again at each live recomputation, keeping only the
+    figures: live, one epoch's reduction is its score as it is (no copy); the final one
+    still leaves the distribution to the sample's score."""
+    from inspect_empathy import _summary
+
+    score = logprobs_score(3.8)
+    run = "test-live-reducer"
+    _summary._done[run] = _summary.SamplesDone(all={"d1"})
+    token = _summary._live_run.set(run)
+    try:
+        live = empathy_mean()([score])
+        several = empathy_mean()([score, logprobs_score(4.2)])
+    finally:
+        _summary._live_run.reset(token)
+        _summary._done.pop(run)
+    assert live is score
+    assert several.value == pytest.approx(4.0)  # several epochs: reduced as ever
+    final = empathy_mean()([score])
+    assert final is not score and not set(SAMPLE_ONLY) & set(final.metadata or {})
