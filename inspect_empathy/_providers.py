@@ -523,7 +523,9 @@ NATURAL_ENDS: tuple[tuple[str, tuple[str, ...], str], ...] = (
         "inspect_ai/model/_providers/azureai.py chat_completion_stop_reason",
     ),
 )
-"""Per service: (service, its own stop reasons that Inspect reports as ``stop``, source)."""
+"""Per service: (service, its own stop reasons that Inspect reports as ``stop``, source).
+docs/scoring.md's table of finished stops shows them (tests/test_providers_doc.py keeps the
+two alike)."""
 
 UNTRUSTED_STOPS: tuple[tuple[str, str], ...] = (
     (
