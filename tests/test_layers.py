@@ -4,7 +4,7 @@ Every import counts, including the ones inside functions (a circle hidden by a l
 is still a circle). Layers, lowest first; a module may import its own layer or lower ones:
 
 0. records and pure helpers: ``dialogs``, ``errors``, ``_compat``, ``_score_text``, ``_stats``,
-   ``_summary``, ``_usage``
+   ``_resample``, ``_summary``, ``_usage``
 1. the rubric and the scoring maths: ``_rubric``, ``_geval``, ``humans``, ``calibration``
 2. loaders (``loaders/``) and the Inspect metrics (``metrics``, ``reducer``)
 3. what builds an eval: ``dataset``, ``scorer``, ``solver``, ``baseline``
