@@ -49,22 +49,13 @@ def _draws(n: int, resamples: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, n, size=(resamples, n))
 
 
-def _interval(draws: np.ndarray) -> tuple[float, float]:
-    import numpy as np
-
-    if not len(draws):
-        return math.nan, math.nan
-    low, high = np.percentile(draws, [2.5, 97.5])
-    return float(low), float(high)
-
-
 def reply_table(scores: pd.DataFrame, resamples: int, seed: int) -> pd.DataFrame:
     """Per dataset, grader and reply model: dialogs, scored, mean score and share >= 4 with
     95% percentile-bootstrap CIs over the scored dialogs; ``rank`` by mean within the
     grader (1 = highest)."""
     import pandas as pd
 
-    from .stats import seed_for
+    from .stats import percentile_interval, seed_for
 
     rows = []
     for (dataset, grader, model), group in scores.groupby(
@@ -80,12 +71,13 @@ def reply_table(scores: pd.DataFrame, resamples: int, seed: int) -> pd.DataFrame
             "mean_score": float(x.mean()) if len(x) else math.nan,
             "share_ge_4": float((x >= GE_4).mean()) if len(x) else math.nan,
         }
-        low = high = (math.nan, math.nan)
+        mean_ci = share_ci = (math.nan, math.nan)
         if len(x) >= 2 and resamples > 0:
             drawn = x[_draws(len(x), resamples, seed_for(str(grader), str(model), seed=seed))]
-            low, high = _interval(drawn.mean(axis=1)), _interval((drawn >= GE_4).mean(axis=1))
-        row["mean_low"], row["mean_high"] = low
-        row["share_ge_4_low"], row["share_ge_4_high"] = high
+            mean_ci = percentile_interval(drawn.mean(axis=1))
+            share_ci = percentile_interval((drawn >= GE_4).mean(axis=1))
+        row["mean_low"], row["mean_high"] = mean_ci
+        row["share_ge_4_low"], row["share_ge_4_high"] = share_ci
         rows.append(row)
     table = pd.DataFrame(rows)
     table = table.sort_values([*GROUP, "mean_score"], ascending=[True, True, False])
@@ -111,7 +103,7 @@ def reply_pairs(scores: pd.DataFrame, resamples: int, seed: int) -> pd.DataFrame
     import pandas as pd
     from scipy.stats import wilcoxon
 
-    from .stats import holm, seed_for, studentised_p
+    from .stats import holm, percentile_interval, seed_for, studentised_p
 
     table = reply_table(scores, 0, seed)
     rows = []
@@ -135,8 +127,8 @@ def reply_pairs(scores: pd.DataFrame, resamples: int, seed: int) -> pd.DataFrame
             if len(d) >= 2 and resamples > 0:
                 idx = _draws(len(d), resamples, seed_for(str(grader), a, b, seed=seed))
                 draws = d[idx].mean(axis=1)
-                row["diff_low"], row["diff_high"] = _interval(draws)
-                row["share_low"], row["share_high"] = _interval(s[idx].mean(axis=1))
+                row["diff_low"], row["diff_high"] = percentile_interval(draws)
+                row["share_low"], row["share_high"] = percentile_interval(s[idx].mean(axis=1))
                 row["p_value"] = studentised_p(row["diff"], draws)
             if len(d) and np.any(d != 0):
                 row["p_wilcoxon"] = float(wilcoxon(x, y).pvalue)

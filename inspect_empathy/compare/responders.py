@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
+from .._resample import resample_counts
 from ..calibration import _apply, _fit
 from .stats import percentile_interval
 
@@ -151,14 +152,6 @@ def ranking_interval(rho: float, draws: np.ndarray, responders: int) -> tuple[fl
     return min(low, rho), max(high, rho)  # |rho| past LIMIT: the bound on its side is rho
 
 
-def _counts(rng: np.random.Generator, contexts: int, resamples: int) -> np.ndarray:
-    """How often each context is drawn in each resample (resamples x contexts)."""
-    drawn = rng.integers(0, contexts, size=(resamples, contexts))
-    offsets = (np.arange(resamples) * contexts)[:, None]
-    flat = np.bincount((drawn + offsets).ravel(), minlength=resamples * contexts)
-    return flat.reshape(resamples, contexts).astype(float)
-
-
 def _totals(codes: np.ndarray, values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     """Per group: the sum of the finite values and their count."""
     finite = np.isfinite(values)
@@ -211,7 +204,7 @@ def responder_table(
                        sh.reshape(n_c, n_r).sum(axis=0) / per_responder)[0]  # fmt: skip
         row["ranking_spearman"] = float(rho)
         if resamples > 0:
-            counts = _counts(np.random.default_rng(seed), n_c, resamples)
+            counts = resample_counts(n_c, resamples, seed).astype(float)
             diff_sum, diff_n = _totals(context, j - h, n_c)
             cal_sum, cal_n = _totals(context, c - h, n_c)
             row["bias_low"], row["bias_high"] = percentile_interval(
@@ -238,7 +231,7 @@ def people_means(frame: pd.DataFrame, resamples: int = 1000, seed: int = 0) -> p
     sums, counts = sums.reshape(n_c, n_r), counts.reshape(n_c, n_r)
     low = high = np.full(n_r, np.nan)
     if resamples > 0 and n_c > 1:
-        drawn = _counts(np.random.default_rng(seed), n_c, resamples)
+        drawn = resample_counts(n_c, resamples, seed).astype(float)
         means = _ratio(drawn @ sums, drawn @ counts)
         bounds = [percentile_interval(means[:, r]) for r in range(n_r)]
         low, high = np.array([b[0] for b in bounds]), np.array([b[1] for b in bounds])

@@ -116,14 +116,15 @@ def test_calibrated_bias_is_removed_when_scores_are_clipped(lenient: float, meth
 
 def test_the_vectorised_bootstrap_is_resampling_the_table() -> None:
     """Each resample's bias and ranking equal those of the table built by drawing whole
-    contexts (the draws of ``_counts``, pd.concat of the drawn contexts)."""
+    contexts (the draws of ``resample_counts``, pd.concat of the drawn contexts)."""
     from scipy import stats
 
+    from inspect_empathy._resample import resample_counts
     from inspect_empathy.compare import responders
 
     frame = _ten_bots(2, contexts=12).rename(columns={"judge": "j", "human": "h"})
     codes, names = pd.factorize(frame["context"], sort=True)
-    counts = responders._counts(np.random.default_rng(9), len(names), 25)
+    counts = resample_counts(len(names), 25, 9).astype(float)
     groups = [frame[codes == i] for i in range(len(names))]
     n_r = frame["responder"].nunique()
     responder, _ = pd.factorize(frame["responder"], sort=True)
