@@ -23,7 +23,7 @@ come from one draw of 400,000 dialogs. Reported at n = 50, 135, 500 dialogs:
 
 The p-values of the type-I, power and Holm rows come from ``stats.studentised_p`` (the
 function ``paired_difference`` calls) over a bootstrap of the dialogs drawn once per
-replicate for all eight judges (``stats.bootstrap_rhos``' rank trick; ``--fwer-resamples``
+replicate for all eight judges (``stats._Ranker``'s rank trick; ``--fwer-resamples``
 draws, 1,000 by default: a standard error needs fewer than a percentile), because calling
 ``paired_difference`` (BCa through scipy) 28 times per replicate would take hours;
 ``--check`` replicates call ``paired_difference`` itself for the type-I row, to show the

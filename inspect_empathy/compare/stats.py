@@ -49,13 +49,8 @@ class _Ranker:
     """Mid-ranks of one variable under resampling (see the module docstring)."""
 
     def __init__(self, values: np.ndarray) -> None:
-        self.order = np.argsort(values, kind="stable")
-        ordered = values[self.order]
-        new = np.r_[True, ordered[1:] != ordered[:-1]] if len(ordered) else np.zeros(0, bool)
-        self.starts = np.flatnonzero(new)
-        self.groups = len(self.starts)
-        self.group = np.empty(len(values), dtype=np.intp)
-        self.group[self.order] = np.cumsum(new) - 1
+        uniques, self.group = np.unique(values, return_inverse=True)
+        self.groups = len(uniques)
 
     def ranks(self, drawn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Mid-rank of each draw in each resample (rows of ``drawn``, dialog indices), and
@@ -69,19 +64,6 @@ class _Ranker:
         squares = (weight * mid * mid).sum(axis=1)
         return np.take(mid.ravel(), flat), squares
 
-    def weighted(self, counts: np.ndarray, root: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """From draw counts (rows: resamples; ``root`` their square roots): each dialog's
-        mid-rank within each resample times the square root of its count, so that the row
-        products of two variables sum over the draws as `ranks` would, and the sum of
-        squares."""
-        weight = counts[:, self.order]
-        if self.groups < len(self.order):
-            weight = np.add.reduceat(weight, self.starts, axis=1, dtype=np.int64)
-        weight = weight.astype(float)
-        mid = np.cumsum(weight, axis=1) - (weight - 1) / 2
-        squares = np.einsum("ij,ij,ij->i", weight, mid, mid)
-        return np.take_along_axis(mid, np.broadcast_to(self.group, counts.shape), 1) * root, squares
-
 
 def _rho(x: tuple[np.ndarray, np.ndarray], y: tuple[np.ndarray, np.ndarray], n: int) -> np.ndarray:
     """Spearman of each resample from mid-ranks per draw: Pearson with mean (n + 1) / 2."""
@@ -91,29 +73,6 @@ def _rho(x: tuple[np.ndarray, np.ndarray], y: tuple[np.ndarray, np.ndarray], n: 
     var = (sx - mean_square) * (sy - mean_square)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(var > 0, cov / np.sqrt(np.where(var > 0, var, 1)), np.nan)
-
-
-def bootstrap_rhos(
-    columns: Sequence[np.ndarray],
-    statistic: Callable[[list[tuple[np.ndarray, np.ndarray]], int], np.ndarray],
-    resamples: int,
-    seed: int,
-) -> np.ndarray:
-    """``statistic(ranks, n)`` over ``resamples`` resamples of the dialogs (rows).
-
-    ``ranks`` holds, per column, each dialog's mid-rank within each resample times the
-    square root of how often it was drawn, and the resample's sum of squared ranks (see
-    ``_Ranker.weighted`` and ``_rho``).
-    """
-    n = len(columns[0])
-    rankers = [_Ranker(np.asarray(c, float)) for c in columns]
-    counts = resample_counts(n, resamples, seed)
-    out = np.empty(resamples)
-    for start, rows in batches(resamples, n, BATCH_ELEMENTS):
-        batch = counts[start : start + rows]
-        root = np.sqrt(batch, dtype=float)  # (a uint8 square root would be float16)
-        out[start : start + rows] = statistic([r.weighted(batch, root) for r in rankers], n)
-    return out
 
 
 class _PairRanks:
@@ -185,8 +144,8 @@ class _PairRanks:
 
 def spearman_draws(x: np.ndarray, y: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     """Spearman of ``x`` and ``y`` in each of ``resamples`` resamples of the rows, drawn as
-    `resample_counts` (``n``, ``resamples``, ``seed``): what `bootstrap_rhos` gives for
-    the pair, computed from the counts without per-draw ranks."""
+    `resample_counts` (``n``, ``resamples``, ``seed``), computed from the counts without
+    per-draw ranks."""
     pair = _PairRanks(np.asarray(x, float), np.asarray(y, float))
     counts = resample_counts(len(x), resamples, seed)
     out = np.empty(resamples)
@@ -283,7 +242,7 @@ def paired_difference(
     if bca is not None:
         (out["diff_low"], out["diff_high"]), draws = bca
     else:
-        # what bootstrap_rhos([a, b, h]) of the difference gives, each judge's rhos once
+        # the joint bootstrap of the difference over the same draws, each judge's rhos once
         draws = rho_draws(a, h, resamples, seed) - rho_draws(b, h, resamples, seed)
         out["diff_low"], out["diff_high"] = percentile_interval(draws)
     out["p_value"] = studentised_p(out["diff"], draws)

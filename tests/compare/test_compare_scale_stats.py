@@ -30,11 +30,10 @@ def test_the_difference_of_two_judges_draws_is_the_joint_bootstrap(
     levels = st.sampled_from([1.0, 1.5, 2.0, 3.0, 3.25, 4.0, 5.0])
     a, b, h = (np.array(data.draw(st.lists(levels, min_size=n, max_size=n))) for _ in range(3))
 
-    def joint(ranks: list, size: int) -> np.ndarray:
-        ra, rb, rh = ranks
-        return stats._rho(ra, rh, size) - stats._rho(rb, rh, size)
-
-    expected = stats.bootstrap_rhos([a, b, h], joint, resamples, seed)
+    # the joint bootstrap: the three columns resampled together, ranked per draw
+    drawn = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+    ra, rb, rh = (stats._Ranker(column).ranks(drawn) for column in (a, b, h))
+    expected = stats._rho(ra, rh, n) - stats._rho(rb, rh, n)
     apart = stats.rho_draws(a, h, resamples, seed) - stats.rho_draws(b, h, resamples, seed)
     # the same draws; two ways of summing the ranks (`_PairRanks.rho`, `_rho`)
     np.testing.assert_allclose(apart, expected, rtol=0, atol=1e-12)
@@ -57,9 +56,8 @@ def judges_table(judges: int, n: int) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def test_each_judge_is_bootstrapped_once_for_all_its_pairs(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def count_bootstraps(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The (judge, human) bootstraps drawn from now on: 2 (columns) for each."""
     calls: list[int] = []
     real = stats.spearman_draws
 
@@ -68,6 +66,13 @@ def test_each_judge_is_bootstrapped_once_for_all_its_pairs(
         return real(x, y, resamples, seed)
 
     monkeypatch.setattr(stats, "spearman_draws", counted)
+    return calls
+
+
+def test_each_judge_is_bootstrapped_once_for_all_its_pairs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls = count_bootstraps(monkeypatch)
     stats._kept.clear()
     samples = judges_table(judges=5, n=BCA_MAX_N + 50)  # past BCa: the percentile bootstrap
     names = [f"judge-{j}" for j in range(5)]
@@ -96,14 +101,7 @@ def test_the_pairs_reuse_the_judge_tables_bootstraps(
     run_judges(tmp_path, JUDGES_JSONL, [LEXICON, LENGTH])
     loaded = load_scores(tmp_path)
     monkeypatch.setattr(stats, "BCA_MAX_N", 0)  # the percentile bootstrap at 30 dialogs
-    drawn: list[int] = []
-    real = stats.spearman_draws
-
-    def counted(x, y, resamples, seed):  # noqa: ANN001, ANN202
-        drawn.append(2)
-        return real(x, y, resamples, seed)
-
-    monkeypatch.setattr(stats, "spearman_draws", counted)
+    drawn = count_bootstraps(monkeypatch)
     during: dict[str, int] = {}
     real_pairs = tables.pair_table
 
