@@ -19,6 +19,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from inspect_ai.model import ChatCompletionChoice, ContentReasoning, ContentText, Logprob
 
@@ -242,6 +243,7 @@ class LogprobsMissing(ScoreParseError):
     """The judge's output carries no usable logprobs at the score token."""
 
 
+@lru_cache(maxsize=4096)
 def token_score(token: str) -> int | None:
     """The score 1-5 that a single token stands for (" 4", "4", "**4", "４", "Ġ4"), if any.
 

@@ -16,6 +16,7 @@ from inspect_ai.model import (
 )
 
 from ._answer import (
+    Answer,
     LogprobsMissing,
     NoAnswer,
     answer_tokens_start,
@@ -118,6 +119,7 @@ def judge_logprobs(
     cot: bool,
     low_mass: str = "keep",
     certain_if_dropped: bool = False,
+    answer: Answer | None = None,
 ) -> Judgement:
     """G-Eval score of one completion from the logprobs at its score token.
 
@@ -125,9 +127,11 @@ def judge_logprobs(
     region after all reasoning) and a verdict in it; the score token is the one that
     wrote that verdict, located from the output's end. ``certain_if_dropped``: the service
     omits a logprob of 0 (p = 1) and Inspect then drops the token, so a score whose token
-    alone is missing was certain.
+    alone is missing was certain. ``answer``: the choice's `read_answer`, where the caller
+    has read it already.
     """
-    answer = read_answer(choice, cot)
+    if answer is None:
+        answer = read_answer(choice, cot)
     text = answer.written
     match = verdict(answer, cot)
     if match.word:
@@ -299,7 +303,7 @@ def judge_output(
     fallback: str | None = no_logprobs if method == "auto" else None
     if method in ("logprobs", "auto") and fallback is None:
         try:
-            return judge_logprobs(choice, cot, low_mass, certain_if_dropped)
+            return judge_logprobs(choice, cot, low_mass, certain_if_dropped, answer)
         except LogprobsMissing as ex:
             if method == "logprobs":
                 return Judgement(None, "logprobs", text, reason=str(ex))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 SCORES: tuple[int, ...] = (1, 2, 3, 4, 5)
@@ -465,6 +466,13 @@ def _cut_verdict(match: ScoreMatch, text: str, clean: str) -> ScoreMatch:
     return match
 
 
+PARSED_KEPT = 4096
+"""How many answers `parse_score` keeps read: judges repeat their answers ("4", "Score: 4"),
+and a verdict is a function of the text alone (a refused one is read again, and says why
+again)."""
+
+
+@lru_cache(maxsize=PARSED_KEPT)
 def parse_score(text: str, cot: bool = False, cut: bool = False) -> ScoreMatch:
     """Find the judge's 1-5 score in its output.
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 SCORER_SPAN = "scorer"
@@ -157,21 +158,23 @@ def model_calls(events: Iterable[Any]) -> dict[Key, Tally]:
     spans: dict[str, tuple[str | None, str | None, str | None]] = {}
     found: dict[Key, Tally] = {}
     for event in events:
-        kind = _get(event, "event")
+        # an event is a Mapping (a log read as JSON) or an object (a running sample's)
+        get = event.get if isinstance(event, Mapping) else partial(getattr, event)
+        kind = get("event", None)
         if kind == "span_begin":
-            spans[str(_get(event, "id"))] = (
-                _get(event, "parent_id"), _get(event, "type"), _get(event, "name"),
+            spans[str(get("id", None))] = (
+                get("parent_id", None), get("type", None), get("name", None),
             )  # fmt: skip
             continue
-        if kind != "model" or _get(event, "pending") or _get(event, "error") is not None:
+        if kind != "model" or get("pending", None) or get("error", None) is not None:
             continue
-        if _get(event, "cache") == "read":
+        if get("cache", None) == "read":
             continue
-        output = _get(event, "output")
+        output = get("output", None)
         if output is None:
             continue
-        scorer, member = _scorer_span(spans, _get(event, "span_id"))
-        key = (str(_get(event, "model")), scorer, member)
+        scorer, member = _scorer_span(spans, get("span_id", None))
+        key = (str(get("model", None)), scorer, member)
         found.setdefault(key, Tally()).add(usage_tally(_get(output, "usage"), calls=1))
     return found
 
