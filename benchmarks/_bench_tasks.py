@@ -141,6 +141,52 @@ def bare(dataset: str) -> Task:
     )
 
 
+@scorer(metrics=[mean()])
+def weighted_digit() -> Scorer:
+    """What a user would write with Inspect alone to keep G-Eval's weighted score and show
+    it: sum p(k) * k over the score tokens' top logprobs, the arithmetic as the explanation
+    and the distribution in the metadata (the fields, and their sizes, of the plugin's Score)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        answer = state.output.completion
+        logprobs = state.output.choices[0].logprobs if state.output.choices else None
+        top = logprobs.content[0].top_logprobs if logprobs and logprobs.content else None
+        mass = {k: 0.0 for k in range(1, 6)}
+        for alternative in top or []:
+            if alternative.token.strip() in ("1", "2", "3", "4", "5"):
+                mass[int(alternative.token.strip())] += math.exp(alternative.logprob)
+        total = sum(mass.values())
+        if total <= 0:
+            return Score(value=float("nan"), answer=answer, explanation="no score token")
+        p = {k: v / total for k, v in mass.items()}
+        value = sum(k * v for k, v in p.items())
+        terms = " + ".join(f"{v:.3f} × {k}" for k, v in p.items() if v >= 0.0005)
+        return Score(
+            value=value,
+            answer=answer,
+            explanation=f"logprobs: {terms} = {value:.3f}",
+            metadata={
+                "method": "logprobs",
+                "distribution": {str(k): round(v, 6) for k, v in p.items()},
+                "score_token_mass": round(total, 6),
+            },
+        )
+
+    return score
+
+
+@task
+def bare_weighted(dataset: str) -> Task:
+    """The bare task with `weighted_digit` as its scorer: Inspect alone, keeping the weighted
+    score with its arithmetic and distribution as the plugin's Score does."""
+    return Task(
+        dataset=json_dataset(dataset, record_to_sample),
+        solver=generate(),
+        scorer=weighted_digit(),
+        config=JUDGE_CONFIG,
+    )
+
+
 # response mode: the grader's settings for method=auto (the plugin's score-only bound)
 GRADER_CONFIG = GenerateConfig(temperature=0.0, logprobs=True, top_logprobs=20, max_tokens=24)
 

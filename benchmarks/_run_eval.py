@@ -41,7 +41,7 @@ def main() -> None:
         "--task",
         required=True,
         help="empathy, empathy_dialog (-T input=dialog), empathy_prompt (-T input=prompt), "
-        "bare, empathy_response, bare_response or variant:NAME",
+        "bare, bare_weighted, empathy_response, bare_response or variant:NAME",
     )
     parser.add_argument("--max-tokens", type=int, default=None, help="generate max_tokens")
     parser.add_argument("--dataset", required=True)
@@ -79,6 +79,8 @@ def main() -> None:
         the_task = empathy(dataset=args.dataset, input="dialog", **task_args)
     elif args.task == "bare":
         the_task = _bench_tasks.bare(dataset=args.dataset)
+    elif args.task == "bare_weighted":
+        the_task = _bench_tasks.bare_weighted(dataset=args.dataset)
     elif args.task == "empathy_response":
         the_task = empathy_response(dataset=args.dataset, **task_args)
     elif args.task == "bare_response":

@@ -155,7 +155,7 @@ def lean_score(dataset: str) -> Task:
 def slim_metadata(dataset: str) -> Task:
     """empathy, sample metadata cut to the bare task's keys."""
     base = empathy(dataset=dataset)
-    keep = ("emotion", "case", "rationale", "human_rating")
+    keep = ("emotion", "case", "rationale", "human_rating", "judge_dialog")
     return task_with(base, dataset=_slim(base.dataset, keep))
 
 
@@ -242,3 +242,75 @@ def lean_response(dataset: str) -> Task:
 
 
 VARIANTS.update(lean_response=lean_response)
+
+
+@task
+def no_summary_hook(dataset: str) -> Task:
+    """empathy without the end-of-task summary hook (`_summary.activate` made a no-op, in
+    this process): what the per-sample hook (counts, unscored reasons, calls) costs."""
+    from inspect_empathy import _summary
+
+    _summary.activate = lambda: None
+    return empathy(dataset=dataset)
+
+
+VARIANTS.update(no_summary_hook=no_summary_hook)
+
+
+@scorer(metrics=[mean()])
+def _plain_metrics(inner: Scorer) -> Scorer:
+    """The plugin's scorer, its Scores as they are, with Inspect's mean as its only metric."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        return await inner(state, target)
+
+    return score
+
+
+def _stripped(inner: Scorer, field: str) -> Scorer:
+    """The plugin's scorer (its metrics kept), one field of its Score left out."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        result = await inner(state, target)
+        return result.model_copy(update={field: None})
+
+    return score
+
+
+@task
+def plain_metrics(dataset: str) -> Task:
+    """empathy, its Scores kept whole, with `mean` alone instead of the plugin's metrics."""
+    return task_with(
+        empathy(dataset=dataset), scorer=_plain_metrics(empathy_scorer(from_output=True))
+    )
+
+
+@task
+def no_explanation(dataset: str) -> Task:
+    """empathy, its Scores without the explanation (the plugin's metrics kept)."""
+    base = empathy(dataset=dataset)
+    inner = empathy_scorer(from_output=True)
+    return task_with(base, scorer=scorer(metrics=_METRICS, name="empathy_scorer")(
+        lambda: _stripped(inner, "explanation"))())
+
+
+@task
+def no_score_metadata(dataset: str) -> Task:
+    """empathy, its Scores without metadata (the plugin's metrics kept)."""
+    base = empathy(dataset=dataset)
+    inner = empathy_scorer(from_output=True)
+    return task_with(base, scorer=scorer(metrics=_METRICS, name="empathy_scorer")(
+        lambda: _stripped(inner, "metadata"))())
+
+
+def _plugin_metrics() -> list[Any]:
+    from inspect_ai._util.registry import registry_info
+
+    return registry_info(empathy_scorer).metadata["metrics"]
+
+
+_METRICS = _plugin_metrics()
+
+VARIANTS.update(
+    plain_metrics=plain_metrics, no_explanation=no_explanation, no_score_metadata=no_score_metadata
+)

@@ -86,12 +86,20 @@ HOUR = 3600.0
 def stretch_timers() -> None:
     """Set Inspect's wall-clock timer intervals to an hour (see the module docstring)."""
     from inspect_ai._eval.task import log as task_log
+    from inspect_ai._eval.task import run as task_run
     from inspect_ai.model import _throughput
     from inspect_ai.util import _limit
 
     _limit.monitor_working_limit.__defaults__ = (HOUR,)  # per sample, default 1 s
     task_log._STALE_FLUSH_INTERVAL = HOUR  # a pending log flush, default 60 s
     _throughput.report_throughput_periodically.__defaults__ = (HOUR,)  # default 60 s
+    # the live figures: every metric over all scores so far, at most every 0.9 s (or ten
+    # times what the last recomputation took); under callgrind some 50 times as often per
+    # sample as natively, O(n) each, so they would swamp the per-sample slope. They are
+    # measured natively instead (docs/performance.md: eval_results timed in-process)
+    defaults = list(task_run.update_metrics_display_fn.__defaults__ or ())
+    defaults[1] = HOUR  # min_interval
+    task_run.update_metrics_display_fn.__defaults__ = tuple(defaults)
 
 
 def child(argv: list[str]) -> None:

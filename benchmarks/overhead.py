@@ -9,6 +9,7 @@ Target: wall time and peak RSS ratio <= 1.05.
     python benchmarks/overhead.py                      # 2,000 and 10,000 samples
     python benchmarks/overhead.py --sizes 200 --repeats 3
     python benchmarks/overhead.py --task empathy_response --sizes 2000   # response mode
+    python benchmarks/overhead.py --bare bare_weighted   # against Inspect keeping the same Score
 
 ``--task empathy_response`` compares response mode (the model writes the reply, a grader
 rates it: two calls a sample) with ``bare_response`` in ``_bench_tasks.py``: ``generate()``
@@ -70,12 +71,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "or variant:NAME from _variants.py "
         "(results then go to overhead_NAME.json)",
     )
+    parser.add_argument(
+        "--bare",
+        default=None,
+        help="the Inspect-only task compared against: bare (default; bare_response for "
+        "empathy_response), or bare_weighted (its scorer keeps the weighted score with its "
+        "arithmetic as the explanation and the distribution as metadata, as the plugin does)",
+    )
     parser.add_argument("--out", type=Path, default=None, help="results directory")
     parser.add_argument(
         "--name", default=None, help="results file name (default: overhead[_TASK])"
     )
     args = parser.parse_args(argv)
-    bare_task = "bare_response" if args.task == "empathy_response" else "bare"
+    bare_task = args.bare or ("bare_response" if args.task == "empathy_response" else "bare")
     tasks = (bare_task, args.task)
 
     runs: list[dict[str, Any]] = []

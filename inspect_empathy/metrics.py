@@ -228,7 +228,7 @@ def coverage_agreement() -> Metric:
     progress (Inspect's live figures) both are over the samples done so far
     (`_summary.samples_done`), not counting those yet to run as skipped, and
     ``somers_d_all`` is recomputed within a budget (`_live_headline`): on a long run it
-    may lag a few seconds. The final results are over every score, computed in full.
+    may lag a minute. The final results are over every score, computed in full.
     """
 
     def compute(scores: list[SampleScore]) -> Value:

@@ -160,3 +160,37 @@ def test_per_turn_expands_one_sample_per_bot_turn(tmp_path: Path) -> None:
     assert runs[(3, None)]["samples"] == 3 and runs[(12, 8)]["samples"] == 12
     # with max_turns every prompt is bounded: words per turn do not grow with the turns
     assert runs[(12, 8)]["words_per_turn"] < runs[(12, None)]["words_per_turn"]
+
+
+def test_the_weighted_bare_task_keeps_the_score_the_plugin_keeps(tmp_path: Path) -> None:
+    # bare_weighted stands for "Inspect alone, keeping what the plugin keeps": its Score must
+    # carry the plugin's value, explanation and metadata for the same judge answer, or the
+    # overhead measured against it would be against something else
+    sys.path.insert(0, str(BENCH))
+    try:
+        import _bench_tasks
+    finally:
+        sys.path.remove(str(BENCH))
+    from inspect_ai import eval as inspect_eval
+
+    from inspect_empathy import empathy
+
+    dataset = tmp_path / "dialogs.jsonl"
+    records = [json.loads(line) for line in (ROOT / "datasets" / "empathy_reference.jsonl")
+               .read_text("utf-8").splitlines()[:3]]  # fmt: skip
+    dataset.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    bare_log, plugin_log = (
+        inspect_eval(task, model="bench/zero", log_dir=str(tmp_path / name), display="none")[0]
+        for name, task in (
+            ("bare", _bench_tasks.bare_weighted(dataset=str(dataset))),
+            ("plugin", empathy(dataset=str(dataset))),
+        )
+    )
+    assert bare_log.samples and plugin_log.samples
+    for bare, plugin in zip(bare_log.samples, plugin_log.samples, strict=True):
+        ours = plugin.scores["empathy_scorer"]
+        theirs = bare.scores["weighted_digit"]
+        assert theirs.value == pytest.approx(ours.value, abs=1e-12)
+        assert theirs.explanation == ours.explanation
+        assert theirs.metadata == ours.metadata
+        assert theirs.answer == ours.answer
