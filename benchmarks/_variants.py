@@ -285,22 +285,23 @@ def plain_metrics(dataset: str) -> Task:
     )
 
 
+def _without(dataset: str, field: str) -> Task:
+    """empathy, its Scores without ``field`` (the plugin's metrics kept)."""
+    inner = empathy_scorer(from_output=True)
+    stripped = scorer(metrics=_METRICS, name="empathy_scorer")(lambda: _stripped(inner, field))
+    return task_with(empathy(dataset=dataset), scorer=stripped())
+
+
 @task
 def no_explanation(dataset: str) -> Task:
     """empathy, its Scores without the explanation (the plugin's metrics kept)."""
-    base = empathy(dataset=dataset)
-    inner = empathy_scorer(from_output=True)
-    return task_with(base, scorer=scorer(metrics=_METRICS, name="empathy_scorer")(
-        lambda: _stripped(inner, "explanation"))())
+    return _without(dataset, "explanation")
 
 
 @task
 def no_score_metadata(dataset: str) -> Task:
     """empathy, its Scores without metadata (the plugin's metrics kept)."""
-    base = empathy(dataset=dataset)
-    inner = empathy_scorer(from_output=True)
-    return task_with(base, scorer=scorer(metrics=_METRICS, name="empathy_scorer")(
-        lambda: _stripped(inner, "metadata"))())
+    return _without(dataset, "metadata")
 
 
 def _plugin_metrics() -> list[Any]:
