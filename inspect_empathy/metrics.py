@@ -120,9 +120,9 @@ LIVE_HEADLINE_RATIO = 400.0
 """While a run is in progress, the headline is recomputed only once the time since its last
 recomputation is at least this many times what that recomputation took, so it takes at most
 about 1/401 (0.25%) of the run's time whatever the run's size (a recomputation every
-10-15 s or so at 10,000 scores, every minute or so at 50,000, against Inspect's 0.9 s); in
-between, the run's last live headline is shown again, with its coverage brought up to
-date."""
+10-15 s or so at 10,000 scores, every minute and a half or so at 50,000, against Inspect's
+0.9 s); in between, the run's last live headline is shown again, with its coverage brought
+up to date."""
 
 _clock = time.perf_counter
 """The clock of the live headline's budget (tests put their own)."""
