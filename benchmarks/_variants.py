@@ -305,7 +305,7 @@ def no_score_metadata(dataset: str) -> Task:
 
 
 def _plugin_metrics() -> list[Any]:
-    from inspect_ai._util.registry import registry_info
+    from inspect_ai.util import registry_info
 
     return registry_info(empathy_scorer).metadata["metrics"]
 

@@ -19,16 +19,15 @@ output file (collection on from the start, the default ``--collect-atstart=yes``
 
 **Wall-clock timers are stretched.** Inspect does some work on wall-clock timers: every
 sample in flight wakes once a second to check its working-time limit, a pending log
-flush fires after 60 s, a throughput report every 60 s, and where the live figures are shown
-every metric is recomputed over all scores so far at most every 0.9 s (``_run_eval.py``
-turns the score display off, so these runs compute none). Under callgrind a Python process
-runs about 50 times slower, so with 100 samples in flight each sample would wake some 50-100
-times instead of about once, and how often would depend on how busy the machine is. The
-child (``--child``, run by this script) therefore sets those intervals to an hour before it
-runs ``_run_eval.py``, so the count is the work per sample whatever the machine's speed.
-(Natively these timers fire about once per sample. On 2026-11-25 the unstretched slopes
-were within 0.5% of the stretched ones, and on 2026-11-27 stretching the live figures' too
-left both tasks' slopes within 0.1%: a safeguard, not a correction.)
+flush fires after 60 s, a throughput report every 60 s. (The live figures, every metric
+recomputed over all scores so far at most every 0.9 s, are computed only where the score
+display is on: ``_run_eval.py`` turns it off, so these runs compute none.) Under callgrind a
+Python process runs about 50 times slower, so with 100 samples in flight each sample would
+wake some 50-100 times instead of about once, and how often would depend on how busy the
+machine is. The child (``--child``, run by this script) therefore sets those intervals to an
+hour before it runs ``_run_eval.py``, so the count is the work per sample whatever the
+machine's speed. (Natively these timers fire about once per sample. On 2026-11-25 the
+unstretched slopes were within 0.5% of the stretched ones: a safeguard, not a correction.)
 
 Limits: the instruction count is not time (cache misses, memory and the garbage
 collector's pointer chasing cost more per instruction): it answers "how much more work",
@@ -89,20 +88,12 @@ HOUR = 3600.0
 def stretch_timers() -> None:
     """Set Inspect's wall-clock timer intervals to an hour (see the module docstring)."""
     from inspect_ai._eval.task import log as task_log
-    from inspect_ai._eval.task import run as task_run
     from inspect_ai.model import _throughput
     from inspect_ai.util import _limit
 
     _limit.monitor_working_limit.__defaults__ = (HOUR,)  # per sample, default 1 s
     task_log._STALE_FLUSH_INTERVAL = HOUR  # a pending log flush, default 60 s
     _throughput.report_throughput_periodically.__defaults__ = (HOUR,)  # default 60 s
-    # the live figures: every metric over all scores so far, at most every 0.9 s (or ten
-    # times what the last recomputation took); under callgrind some 50 times as often per
-    # sample as natively, O(n) each, so they would swamp the per-sample slope. They are
-    # measured natively instead (docs/performance.md: eval_results timed in-process)
-    defaults = list(task_run.update_metrics_display_fn.__defaults__ or ())
-    defaults[1] = HOUR  # min_interval
-    task_run.update_metrics_display_fn.__defaults__ = tuple(defaults)
 
 
 def child(argv: list[str]) -> None:
@@ -319,7 +310,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "inspect_timers": "as shipped"
             if args.no_stretch
             else f"stretched to {HOUR:.0f} s "
-            "(working-limit monitor, stale log flush, throughput report, live figures)",
+            "(working-limit monitor, stale log flush, throughput report)",
             "jobs": args.jobs,
             "dataset_source": source,
             "started": started,

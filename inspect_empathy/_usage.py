@@ -30,7 +30,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 SCORER_SPAN = "scorer"
@@ -158,23 +157,21 @@ def model_calls(events: Iterable[Any]) -> dict[Key, Tally]:
     spans: dict[str, tuple[str | None, str | None, str | None]] = {}
     found: dict[Key, Tally] = {}
     for event in events:
-        # an event is a Mapping (a log read as JSON) or an object (a running sample's)
-        get = event.get if isinstance(event, Mapping) else partial(getattr, event)
-        kind = get("event", None)
+        kind = _get(event, "event")
         if kind == "span_begin":
-            spans[str(get("id", None))] = (
-                get("parent_id", None), get("type", None), get("name", None),
+            spans[str(_get(event, "id"))] = (
+                _get(event, "parent_id"), _get(event, "type"), _get(event, "name"),
             )  # fmt: skip
             continue
-        if kind != "model" or get("pending", None) or get("error", None) is not None:
+        if kind != "model" or _get(event, "pending") or _get(event, "error") is not None:
             continue
-        if get("cache", None) == "read":
+        if _get(event, "cache") == "read":
             continue
-        output = get("output", None)
+        output = _get(event, "output")
         if output is None:
             continue
-        scorer, member = _scorer_span(spans, get("span_id", None))
-        key = (str(get("model", None)), scorer, member)
+        scorer, member = _scorer_span(spans, _get(event, "span_id"))
+        key = (str(_get(event, "model")), scorer, member)
         found.setdefault(key, Tally()).add(usage_tally(_get(output, "usage"), calls=1))
     return found
 
