@@ -15,8 +15,8 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from inspect_empathy import empathy, load_dialogs
-from inspect_empathy._geval import method_config
-from inspect_empathy._rubric import render_dialog, render_prompt, turns_from_messages
+from inspect_empathy.judge._geval import method_config
+from inspect_empathy.judge._rubric import render_dialog, render_prompt, turns_from_messages
 from inspect_empathy.scorer import empathy_scorer
 from inspect_empathy.solver import empathy_prompt
 
@@ -248,7 +248,7 @@ VARIANTS.update(lean_response=lean_response)
 def no_summary_hook(dataset: str) -> Task:
     """empathy without the end-of-task summary hook (`_summary.activate` made a no-op, in
     this process): what the per-sample hook (counts, unscored reasons, calls) costs."""
-    from inspect_empathy import _summary
+    from inspect_empathy._util import summary as _summary
 
     _summary.activate = lambda: None
     return empathy(dataset=dataset)

@@ -151,7 +151,7 @@ def load_tokenizers(folder: Path) -> tuple[dict[str, Counter], dict[str, str]]:
 def parser_verdict(answer: str, cot: bool) -> str:
     """What inspect_empathy's parser makes of an answer ('4', 'refused: ...' or 'n/a')."""
     try:
-        from inspect_empathy._score_text import ScoreParseError, parse_score
+        from inspect_empathy.judge._score_text import ScoreParseError, parse_score
     except ImportError:
         return "n/a"
     try:

@@ -48,9 +48,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from inspect_empathy import calibration  # noqa: E402
-from inspect_empathy._stats import quadratic_weighted_kappa, round_score  # noqa: E402
 from inspect_empathy.compare import stats  # noqa: E402
+from inspect_empathy.stats import calibration  # noqa: E402
+from inspect_empathy.stats._agreement import quadratic_weighted_kappa, round_score  # noqa: E402
 
 SIZES = (50, 135, 500)
 RESAMPLES = 2000

@@ -104,7 +104,7 @@ def child(kind: str, path: str) -> None:
     import pandas
 
     import inspect_empathy
-    import inspect_empathy.dataset  # noqa: F401 - the loaders too (load_dialogs imports on use)
+    import inspect_empathy.dataset._dataset  # noqa: F401 - the loaders too (load_dialogs imports on use)
 
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     start, cpu_start = time.perf_counter(), time.process_time()
@@ -122,8 +122,8 @@ def child(kind: str, path: str) -> None:
         # collector paused as load_dialogs pauses it
         import gc
 
-        from inspect_empathy.loaders._roles import role_map
-        from inspect_empathy.loaders._transcript import parse_transcript
+        from inspect_empathy.dataset.loaders._roles import role_map
+        from inspect_empathy.dataset.loaders._transcript import parse_transcript
 
         roles, cache = role_map(CSV_MAPPING["roles"]), {}  # type: ignore[var-annotated]
         gc.disable()

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from _common import machine, table, write_results  # noqa: E402
 
-from inspect_empathy.dataset import load_dialogs  # noqa: E402
+from inspect_empathy.dataset._dataset import load_dialogs  # noqa: E402
 
 USER = "I keep thinking about the move and whether I made the right call leaving everyone I know behind"  # noqa: E501
 BOT = "That sounds like a lot to carry, and it makes sense to wonder; what part of it weighs on you most today"  # noqa: E501

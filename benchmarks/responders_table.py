@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _common import write_results  # noqa: E402
 
+from inspect_empathy.cli.published import scale_section  # noqa: E402
 from inspect_empathy.compare.responders import responder_table  # noqa: E402
-from inspect_empathy.published_cli import scale_section  # noqa: E402
 
 TARGET_SECONDS = 15.0
 

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from _common import machine, table, write_results  # noqa: E402
 
-from inspect_empathy._judge_call import PRECISION, posterior_sd, round_sizes  # noqa: E402
+from inspect_empathy.judge._judge_call import PRECISION, posterior_sd, round_sizes  # noqa: E402
 
 LEVELS = np.arange(1, 6)
 
@@ -133,7 +133,7 @@ def run_family(
 
 
 def prompt_size() -> float:
-    from inspect_empathy.dataset import load_dialogs
+    from inspect_empathy.dataset._dataset import load_dialogs
 
     prompts = load_dialogs("default").as_prompts(False)
     return float(np.mean([len(str(s.input).split()) for s in prompts]))

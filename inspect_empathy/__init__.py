@@ -2,12 +2,22 @@
 
 The public API: the tasks (``empathy``, ``empathy_response``), the scorer, solver,
 epoch reducer and metrics to add to your own tasks, the dataset loader, the
-comparison of judges and the errors. Everything else lives in the modules that hold
-it (``inspect_empathy._rubric``, ``inspect_empathy.dialogs``, ...).
+comparison of judges and the errors. The task, solver, scorer and reducer sit at the top,
+where Inspect keeps them; the rest lives in one package per concept:
+
+- ``judge/``: how a judge is asked and its answer read (rubric, parse table, providers,
+  G-Eval, the request, the offline baselines);
+- ``dataset/``: dialogs and datasets (loaders, samples, per-turn expansion), over the
+  records of ``dialogs.py``;
+- ``stats/``: the statistics of agreement (metrics, human ceiling, calibration, alt-test,
+  self-consistency);
+- ``compare/``: comparing judges from their logs (tables, report, PPI, published ratings);
+- ``cli/``: the ``inspect-empathy`` command line.
 
 Names are imported on first use: Inspect imports the plugin (``inspect_empathy._registry``)
 at every start, also for unrelated tasks, and ``inspect-empathy --help`` should not wait
-for Inspect, so importing this package loads nothing but this file.
+for Inspect, so importing this package loads nothing but this file and `_moved` (the module
+paths of the flat 0.1 layout, still importable).
 """
 
 from __future__ import annotations
@@ -15,12 +25,19 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from . import _moved
+
+_moved.install()
+
 if TYPE_CHECKING:
-    from ._stats import agreement
     from .compare import CompareError, compare_judges, compare_logs, write_report
     from .dataset import load_dialogs, skipped_summary
     from .errors import DatasetError, OptionError
-    from .metrics import (
+    from .reducer import empathy_mean
+    from .scorer import empathy_scorer
+    from .solver import empathy_prompt
+    from .stats._agreement import agreement
+    from .stats.metrics import (
         group_metrics,
         human_agreement,
         human_ceiling,
@@ -30,9 +47,6 @@ if TYPE_CHECKING:
         scoring_counts,
         share_at_least,
     )
-    from .reducer import empathy_mean
-    from .scorer import empathy_scorer
-    from .solver import empathy_prompt
     from .tasks import empathy, empathy_response
 
 _EXPORTS: dict[str, str] = {
@@ -44,15 +58,15 @@ _EXPORTS: dict[str, str] = {
     "empathy_prompt": "solver",
     "empathy_mean": "reducer",
     # metrics for your own suites
-    "human_agreement": "metrics",
-    "human_ceiling": "metrics",
-    "judge_agreement": "metrics",
-    "judge_means": "metrics",
-    "level_shares": "metrics",
-    "scoring_counts": "metrics",
-    "group_metrics": "metrics",
-    "share_at_least": "metrics",
-    "agreement": "_stats",
+    "human_agreement": "stats.metrics",
+    "human_ceiling": "stats.metrics",
+    "judge_agreement": "stats.metrics",
+    "judge_means": "stats.metrics",
+    "level_shares": "stats.metrics",
+    "scoring_counts": "stats.metrics",
+    "group_metrics": "stats.metrics",
+    "share_at_least": "stats.metrics",
+    "agreement": "stats._agreement",
     # datasets
     "load_dialogs": "dataset",
     "skipped_summary": "dataset",

@@ -13,6 +13,6 @@ from .tasks import empathy, empathy_response
 @modelapi(name="empathy_baseline")
 def empathy_baseline() -> type[ModelAPI]:
     """Offline baseline judges (``empathy_baseline/lexicon``, ``empathy_baseline/length``)."""
-    from .baseline import EmpathyBaselineAPI
+    from .judge.baseline import EmpathyBaselineAPI
 
     return EmpathyBaselineAPI

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import sys
 
-from ._compat import PrerequisiteError
+from ._util.compat import PrerequisiteError
 
 __all__ = ["DatasetError", "OptionError", "verbatim_for_rich"]
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from inspect_ai.scorer import Score, ScoreReducer, score_reducer
 
-from .metrics import EPOCHS_KEY, UNCALIBRATED_KEY, in_progress, uncalibrated
+from .stats.metrics import EPOCHS_KEY, UNCALIBRATED_KEY, in_progress, uncalibrated
 
 
 def _scored(score: Score) -> bool:

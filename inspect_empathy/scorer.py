@@ -26,9 +26,12 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect, warn_once
 
-from . import _summary  # registers the end-of-task scoring summary (enabled when used)
-from ._compat import PrerequisiteError, active_model
-from ._geval import (
+from ._util import summary  # registers the end-of-task scoring summary (enabled when used)
+from ._util.compat import PrerequisiteError, active_model
+from ._util.usage import score_judge
+from .dialogs import JUDGE_DIALOG_KEY, JUDGE_PROMPT_KEY, ends_with_bot
+from .errors import OptionError
+from .judge._geval import (
     DEFAULT_COMPLETIONS,
     MIN_PARSED,
     SAMPLING_KEY,
@@ -37,21 +40,19 @@ from ._geval import (
     check_method,
     judge_output,
 )
-from ._judge_call import PRECISION, JudgeRequest, ask_judge, complete_choices, judge_request
-from ._rubric import (
+from .judge._judge_call import PRECISION, JudgeRequest, ask_judge, complete_choices, judge_request
+from .judge._rubric import (
     Turn,
     check_rubric_for,
     render_dialog,
     render_prompt,
     turns_from_messages,
 )
-from ._score_text import SCORES
-from ._usage import score_judge
-from .alt_metric import alt_test_metric
-from .consistency import self_consistency
-from .dialogs import JUDGE_DIALOG_KEY, JUDGE_PROMPT_KEY, ends_with_bot
-from .errors import OptionError
-from .metrics import (
+from .judge._score_text import SCORES
+from .stats.alt_metric import alt_test_metric
+from .stats.consistency import self_consistency
+from .stats.conversation import conversation_metrics
+from .stats.metrics import (
     GROUP_KEY,
     UNCALIBRATED_KEY,
     coverage_agreement,
@@ -63,7 +64,6 @@ from .metrics import (
     level_shares,
     scoring_counts,
 )
-from .per_turn import conversation_metrics
 
 Aggregate = Literal["mean", "median"]
 LowMass = Literal["keep", "unscored"]
@@ -154,7 +154,7 @@ def empathy_scorer(
         name and content hash go into each Score's metadata (``rubric``).
     """
     n = check_options(method, completions, samples, low_mass, min_parsed)
-    _summary.activate()  # the end-of-task summary runs once a task has this scorer
+    summary.activate()  # the end-of-task summary runs once a task has this scorer
     check_precision(precision)
     if aggregate not in ("mean", "median"):
         raise ValueError(f"aggregate must be 'mean' or 'median', not {aggregate!r}")
@@ -305,7 +305,7 @@ def resolve_calibration(path: str | None) -> tuple[Any, dict[str, Any] | None]:
     run does not otherwise need)."""
     if path is None:
         return None, None
-    from .calibration import resolve
+    from .stats.calibration import resolve
 
     return resolve(path)
 

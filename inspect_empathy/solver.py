@@ -16,12 +16,9 @@ from inspect_ai.model import (
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from ._compat import PrerequisiteError
-from ._file_kind import file_problem
-from ._geval import DEFAULT_COMPLETIONS, Method
-from ._judge_call import PRECISION, ask_judge
-from ._rubric import check_rubric_for, render_dialog, render_prompt, turns_from_messages
-from ._samples import message_id
+from ._util.compat import PrerequisiteError
+from ._util.file_kind import file_problem
+from .dataset._samples import message_id
 from .dialogs import (
     JUDGE_DIALOG_KEY,
     JUDGE_PROMPT_KEY,
@@ -30,6 +27,9 @@ from .dialogs import (
     ends_with_bot,
 )
 from .errors import OptionError
+from .judge._geval import DEFAULT_COMPLETIONS, Method
+from .judge._judge_call import PRECISION, ask_judge
+from .judge._rubric import check_rubric_for, render_dialog, render_prompt, turns_from_messages
 from .scorer import missing_grader_message
 
 

@@ -11,12 +11,12 @@ from inspect_ai.model import ModelRole, model_roles
 from inspect_ai.solver import Solver, generate
 from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
-from ._compat import PrerequisiteError, active_model, loading_tasks
-from ._geval import MIN_PARSED, Method
-from ._judge_call import PRECISION
-from ._rubric import check_rubric_for
-from .dataset import DatasetError, OnInvalid, load_dialogs, skipped_summary
+from ._util.compat import PrerequisiteError, active_model, loading_tasks
+from .dataset._dataset import DatasetError, OnInvalid, load_dialogs, skipped_summary
 from .errors import OptionError
+from .judge._geval import MIN_PARSED, Method
+from .judge._judge_call import PRECISION
+from .judge._rubric import check_rubric_for
 from .reducer import empathy_mean
 from .scorer import (
     Aggregate,
@@ -217,7 +217,7 @@ def task_version(provenance: dict[str, Any] | None) -> str:
     resumed dialogs with the new map and the others with the old."""
     if not provenance:
         return TASK_VERSION
-    from .calibration import content_key
+    from .stats.calibration import content_key
 
     return f"{TASK_VERSION}+calibration.{content_key(provenance)}"
 
@@ -235,7 +235,7 @@ def calibration_setup(
     judge = (provenance or {}).get("judge")
     if path is None or not isinstance(judge, str):
         return None
-    from .calibration import calibration_judge, check_judge
+    from .stats.calibration import calibration_judge, check_judge
 
     model = active_model()
     if model is not None and loading_tasks():

@@ -22,7 +22,7 @@ from inspect_ai import eval
 from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import GenerateConfig, get_model
 
-from inspect_empathy._summary import summary_lines
+from inspect_empathy._util.summary import summary_lines
 from inspect_empathy.tasks import empathy
 
 pytestmark = pytest.mark.usefixtures("quick_backoff")

@@ -6,10 +6,8 @@ from pathlib import Path
 import pytest
 from inspect_ai.dataset import Sample
 
-from inspect_empathy import metrics
-from inspect_empathy._rubric import Turn, render_dialog, render_prompt, turns_from_messages
-from inspect_empathy._samples import record_to_sample
-from inspect_empathy.dataset import load_dialogs
+from inspect_empathy.dataset._dataset import load_dialogs
+from inspect_empathy.dataset._samples import record_to_sample
 from inspect_empathy.dialogs import (
     HUMAN_KEY,
     JUDGE_PROMPT_KEY,
@@ -21,6 +19,8 @@ from inspect_empathy.dialogs import (
     reply_words,
     truncate_turns,
 )
+from inspect_empathy.judge._rubric import Turn, render_dialog, render_prompt, turns_from_messages
+from inspect_empathy.stats import metrics
 
 DIALOG = [
     Turn("user", "I moved to a new city."),
@@ -284,13 +284,14 @@ def test_the_record_model_imports_neither_rendering_nor_inspect() -> None:
 
 
 def test_rendering_and_loaders_take_turns_from_the_record_model() -> None:
-    from inspect_empathy import _rubric, dialogs
-    from inspect_empathy.loaders import _transcript
+    from inspect_empathy import dialogs
+    from inspect_empathy.dataset.loaders import _transcript
+    from inspect_empathy.judge import _rubric
 
     assert _rubric.Turn is dialogs.Turn and _transcript.Turn is dialogs.Turn
     assert _rubric.merge_consecutive is dialogs.merge_consecutive
     for path in (PACKAGE / "loaders").glob("*.py"):
-        assert "inspect_empathy._rubric" not in _imports(path), path.name
+        assert "inspect_empathy.judge._rubric" not in _imports(path), path.name
 
 
 def test_add_turn_joins_the_same_side_and_merge_consecutive_uses_it() -> None:
@@ -333,7 +334,7 @@ def test_one_end_with_bot_check() -> None:
 
 def test_reserved_metadata_keys_are_the_sample_and_loader_keys() -> None:
     from inspect_empathy import dialogs
-    from inspect_empathy.loaders._text import check_data_metadata
+    from inspect_empathy.dataset.loaders._text import check_data_metadata
 
     assert dialogs.RESERVED_METADATA == dialogs.SAMPLE_KEYS | dialogs.LOADER_KEYS
     assert dialogs.LOADER_KEYS == {"human_ratings", "raters_missing", "trailing_user_turns_cut"}

@@ -1,7 +1,7 @@
 """Grok judges through Inspect's own ``grok/`` provider and the real ``xai_sdk`` (gRPC), against
 the fake xAI Chat service of tests/fake_grok.py: the provider matrix's rows for Grok.
 
-Inspect's provider class is ``GrokAPI``; the tests use inspect_empathy/_providers.py's entry
+Inspect's provider class is ``GrokAPI``; the tests use inspect_empathy/judge/_providers.py's entry
 for it, and two remove it to show why it is there.
 """
 
@@ -17,8 +17,8 @@ from fake_grok import GrokRefusal
 from inspect_ai import eval
 from test_provider_matrix import SCORES, dialogs, outcomes, run, weighted
 
-from inspect_empathy import _providers
-from inspect_empathy._providers import JudgeTraits
+from inspect_empathy.judge import _providers
+from inspect_empathy.judge._providers import JudgeTraits
 from inspect_empathy.tasks import empathy
 
 pytestmark = pytest.mark.usefixtures("quick_backoff")

@@ -28,7 +28,8 @@ from inspect_ai.model import (
     get_model,
 )
 
-from inspect_empathy._rubric import (
+from inspect_empathy.dataset._dataset import load_dialogs
+from inspect_empathy.judge._rubric import (
     CONTINUATION_INDENT,
     PLACEHOLDER,
     ROLE_LABELS,
@@ -38,7 +39,6 @@ from inspect_empathy._rubric import (
     rubric_template,
     turns_from_messages,
 )
-from inspect_empathy.dataset import load_dialogs
 from inspect_empathy.scorer import empathy_scorer
 from inspect_empathy.tasks import empathy
 

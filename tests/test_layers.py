@@ -1,15 +1,17 @@
 """The package's import graph: no circle, and no module importing a layer above its own.
 
 Every import counts, including the ones inside functions (a circle hidden by a lazy import
-is still a circle). Layers, lowest first; a module may import its own layer or lower ones:
+is still a circle). The layers are the concept packages, lowest first; a module may import
+its own layer or lower ones:
 
-0. records and pure helpers: ``dialogs``, ``errors``, ``_compat``, ``_score_text``, ``_stats``,
-   ``_resample``, ``_summary``, ``_usage``
-1. the rubric and the scoring maths: ``_rubric``, ``_geval``, ``humans``, ``calibration``
-2. loaders (``loaders/``) and the Inspect metrics (``metrics``, ``reducer``)
-3. what builds an eval: ``dataset``, ``scorer``, ``solver``, ``baseline``
-4. tasks and the comparison: ``tasks``, ``compare/``
-5. entry points: ``cli``, ``_registry``, the package ``__init__``
+0. the records and the plumbing: ``dialogs``, ``errors``, ``_util/``
+1. how a judge is asked and its answer read: ``judge/``
+2. dialogs and datasets: ``dataset/``
+3. the statistics of agreement: ``stats/``
+4. what Inspect runs, and the comparison of its logs: ``tasks``, ``solver``, ``scorer``,
+   ``reducer``; ``compare/``
+5. the command line: ``cli/``
+6. entry points: ``_registry``, the package ``__init__`` and the old paths (``_moved``)
 """
 
 from __future__ import annotations
@@ -22,14 +24,13 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "inspect_empathy"
 
 LAYERS: dict[str, int] = {
-    "dialogs": 0, "errors": 0, "_compat": 0, "_score_text": 0, "_stats": 0, "_summary": 0,
-    "_usage": 0, "_file_kind": 0, "_resample": 0,
-    "_rubric": 1, "_samples": 1, "_answer": 1, "_geval": 1, "_providers": 1, "_judge_call": 1,
-    "humans": 1, "calibration": 1, "alttest": 1,
-    "loaders": 2, "metrics": 2, "reducer": 2, "per_turn": 2, "consistency": 2, "alt_metric": 2,
-    "dataset": 3, "scorer": 3, "solver": 3, "baseline": 3,
-    "tasks": 4, "compare": 4,
-    "cli": 5, "_registry": 5, "": 5, "published_cli": 5, "human_scale_cli": 5,
+    "dialogs": 0, "errors": 0, "_util": 0,
+    "judge": 1,
+    "dataset": 2,
+    "stats": 3,
+    "tasks": 4, "solver": 4, "scorer": 4, "reducer": 4, "compare": 4,
+    "cli": 5,
+    "_registry": 6, "_moved": 6, "": 6,
 }  # fmt: skip
 
 

@@ -18,7 +18,7 @@ from inspect_ai.log import EvalLog, headline_metric
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 from inspect_empathy import empathy
-from inspect_empathy.metrics import somers_d_all
+from inspect_empathy.stats.metrics import somers_d_all
 from inspect_empathy.tasks import TASK_VERSION
 
 N, HARD = 30, {3, 8, 13, 19, 24, 28}
@@ -158,7 +158,7 @@ def test_somers_d_all_is_somers_d_when_all_are_scored() -> None:
 
 
 def test_the_end_of_run_line_names_the_judge(tmp_path: Path) -> None:
-    from inspect_empathy._summary import summary_lines
+    from inspect_empathy._util.summary import summary_lines
 
     [line] = summary_lines(run(tmp_path, skip_hard=True))
     assert line.startswith(f"empathy_scorer (judge: mockllm/model): {N - len(HARD)} of {N}")
@@ -168,7 +168,7 @@ def test_the_end_of_run_line_names_the_judge(tmp_path: Path) -> None:
 def test_the_end_of_run_line_says_its_reasons_are_counted_per_epoch(tmp_path: Path) -> None:
     """With epochs the unscored count is of dialogs and the reasons are of epochs: the line
     says so, rather than '6 unscored: 12 × ...'."""
-    from inspect_empathy._summary import summary_lines
+    from inspect_empathy._util.summary import summary_lines
 
     [line] = summary_lines(run(tmp_path, skip_hard=True, epochs=2))
     assert f"{N - len(HARD)} of {N} samples scored" in line

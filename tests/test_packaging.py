@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHECK = """
 import inspect_empathy, sys
 from inspect_empathy import load_dialogs
-from inspect_empathy._rubric import rubric_template
+from inspect_empathy.judge._rubric import rubric_template
 assert inspect_empathy.__file__.startswith(sys.argv[1]), inspect_empathy.__file__
 dataset = load_dialogs("default")
 assert len(dataset) >= 100, len(dataset)

@@ -365,7 +365,7 @@ def test_what_was_chosen_for_a_judge_is_said_once_in_the_terminal(
 ) -> None:
     import logging
 
-    from inspect_empathy import _judge_call
+    from inspect_empathy.judge import _judge_call
 
     monkeypatch.setattr(_judge_call, "_said", set())
     with caplog.at_level(logging.WARNING):
@@ -445,7 +445,7 @@ def test_what_is_done_about_claudes_thinking_is_said_in_the_terminal(
 ) -> None:
     import logging
 
-    from inspect_empathy import _judge_call
+    from inspect_empathy.judge import _judge_call
 
     monkeypatch.setattr(_judge_call, "_said", set())
     said: dict[str, str] = {}

@@ -90,7 +90,7 @@ def test_while_a_run_is_in_progress_one_epoch_is_its_own_reduction() -> None:
     """Inspect reduces every sample again at each live recomputation, keeping only the
     figures: live, one epoch's reduction is its score as it is (no copy); the final one
     still leaves the distribution to the sample's score."""
-    from inspect_empathy import _summary
+    from inspect_empathy._util import summary as _summary
 
     score = logprobs_score(3.8)
     run = "test-live-reducer"

@@ -30,7 +30,7 @@ from inspect_ai.solver import generate, system_message, use_tools
 from inspect_ai.tool import ToolCall, tool
 
 from inspect_empathy import DatasetError, empathy_response, empathy_scorer
-from inspect_empathy._rubric import render_prompt
+from inspect_empathy.judge._rubric import render_prompt
 from inspect_empathy.scorer import reply_dialog
 
 FIXTURE = Path(__file__).parent / "fixtures" / "response" / "dialogs.jsonl"

@@ -698,7 +698,7 @@ def test_bad_scoring_options_are_one_line_errors(
 
 
 def test_other_bad_options_are_plain_errors() -> None:
-    from inspect_empathy._compat import PrerequisiteError
+    from inspect_empathy._util.compat import PrerequisiteError
 
     with pytest.raises(PrerequisiteError, match="low_mass must be"):
         empathy(low_mass="drop")  # type: ignore[arg-type]
@@ -761,7 +761,7 @@ def test_response_mode_grader_with_no_completion_is_unscored(
 def test_explanations_render_as_written_in_markdown() -> None:
     from markdown_it import MarkdownIt
 
-    from inspect_empathy._geval import Judgement
+    from inspect_empathy.judge._geval import Judgement
     from inspect_empathy.scorer import panel_score, to_score
 
     distribution = {1: 0, 2: 0, 3: 0.1, 4: 0.6, 5: 0.3}
@@ -778,7 +778,7 @@ def test_explanations_render_as_written_in_markdown() -> None:
 
 
 def test_logprobs_score_whose_mass_held_keeps_its_distribution_and_a_short_text() -> None:
-    from inspect_empathy._geval import Judgement
+    from inspect_empathy.judge._geval import Judgement
     from inspect_empathy.scorer import to_score
 
     distribution = {1: 0.0, 2: 0.0, 3: 0.1, 4: 0.6, 5: 0.3}

@@ -4,9 +4,9 @@ import pytest
 from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 from inspect_ai.solver import TaskState
 
-from inspect_empathy._rubric import Turn, rubric_template
-from inspect_empathy._samples import record_to_sample
+from inspect_empathy.dataset._samples import record_to_sample
 from inspect_empathy.dialogs import JUDGE_PROMPT_KEY, DialogRecord
+from inspect_empathy.judge._rubric import Turn, rubric_template
 from inspect_empathy.solver import empathy_prompt
 
 

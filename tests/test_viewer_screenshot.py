@@ -548,7 +548,7 @@ def test_own_task_with_another_scorer_leads_with_the_empathy_metrics(tmp_path: P
     from inspect_ai.solver import generate
 
     from inspect_empathy import empathy_scorer
-    from inspect_empathy.dataset import load_dialogs
+    from inspect_empathy.dataset._dataset import load_dialogs
 
     task = Task(
         dataset=load_dialogs(str(FIXTURE), cut_reply=True),

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import calibration, humans
+from ..stats import calibration, humans
 from .stats import BCA_MAX_N, seed_for
 
 LARGE_RESAMPLES = 200

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from ..calibration import Calibration, fit_calibration
+from ..stats.calibration import Calibration, fit_calibration
 from .checks import unfinished_reason
 from .comparison import CALIBRATION_METHODS, DEFAULT_CALIBRATION, CompareError, LogSource
 from .logs import JUDGE_MODE, display_path, find_logs, read_logs

@@ -33,7 +33,7 @@ from typing import Literal
 import numpy as np
 from scipy import stats
 
-from .._stats import weighted_kappa
+from ..stats._agreement import weighted_kappa
 
 KappaKind = Literal["standard", "paper"]
 KAPPAS: tuple[str, ...] = ("standard", "paper")

@@ -32,9 +32,8 @@ from inspect_ai.log import (
     read_eval_log,
 )
 
-from .._file_kind import file_problem
-from .._rubric import rubric_label
-from .._usage import (
+from .._util.file_kind import file_problem
+from .._util.usage import (
     Key,
     Tally,
     member_model,
@@ -47,7 +46,8 @@ from .._usage import (
 )
 from ..dialogs import HUMAN_KEY, reply_words
 from ..dialogs import rater_ratings as dialog_rater_ratings
-from ..metrics import UNCALIBRATED_KEY
+from ..judge._rubric import rubric_label
+from ..stats.metrics import UNCALIBRATED_KEY
 from ._logged import READERS, LoggedSample
 from .checks import (
     LogProblem,

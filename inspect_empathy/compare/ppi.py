@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._file_kind import file_problem
+from .._util.file_kind import file_problem
 from .comparison import CompareError, LogSource
 
 DEFAULT_CONFIDENCE = 0.95

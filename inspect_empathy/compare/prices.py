@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._file_kind import file_problem
-from .._usage import member_model
+from .._util.file_kind import file_problem
+from .._util.usage import member_model
 from .comparison import CompareError, LogSource, is_baseline
 
 if TYPE_CHECKING:

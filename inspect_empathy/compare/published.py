@@ -26,10 +26,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..dataset.loaders.raters import NOTE_LIMIT, RatedTable, rater_bad_cells, read_rated
+from ..dataset.loaders.spec import read_spec
 from ..dialogs import normalise_rating
 from ..errors import DatasetError
-from ..loaders.raters import NOTE_LIMIT, RatedTable, rater_bad_cells, read_rated
-from ..loaders.spec import read_spec
 from . import kappa as kappas
 from .comparison import LEFT_OUT, CompareError
 

@@ -42,8 +42,8 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from .._resample import resample_counts
-from ..calibration import _apply, _fit
+from ..stats._resample import resample_counts
+from ..stats.calibration import _apply, _fit
 from .stats import percentile_interval
 
 COLUMNS = [

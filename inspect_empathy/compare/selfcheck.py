@@ -1,6 +1,6 @@
 """Two questions beside the ranking: can the judge replace a rater, and does it agree with
 itself? (The alternative-annotator test, `alttest`, and self-consistency over epochs,
-`inspect_empathy.consistency`.) Their columns join ``judges.csv``; the test's per-rater
+`inspect_empathy.stats.consistency`.) Their columns join ``judges.csv``; the test's per-rater
 rows are ``alt_test.csv``; `sections` gives the report its tables."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..alttest import DEFAULT_EPSILON, judges_alt_test
-from ..consistency import COLUMNS as SELF_COLUMNS
-from ..consistency import self_consistency_figures
+from ..stats.alttest import DEFAULT_EPSILON, judges_alt_test
+from ..stats.consistency import COLUMNS as SELF_COLUMNS
+from ..stats.consistency import self_consistency_figures
 from .ceiling import ratings_table
 
 if TYPE_CHECKING:

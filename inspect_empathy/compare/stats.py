@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from .._resample import batches, resample_counts
-from .._resample import percentile_interval as percentile_interval
-from .._stats import BCA_MAX_N, round_score, scipy_bootstrap, shares_by_level
-from .._stats import spearman_along as spearman
+from ..stats._agreement import BCA_MAX_N, round_score, scipy_bootstrap, shares_by_level
+from ..stats._agreement import spearman_along as spearman
+from ..stats._resample import batches, resample_counts
+from ..stats._resample import percentile_interval as percentile_interval
 from .comparison import LEVELS
 
 BATCH_ELEMENTS = 80_000

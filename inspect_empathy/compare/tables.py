@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .._stats import agreement, krippendorff_alpha, somers_d_all, somers_d_all_ci
+from ..stats._agreement import agreement, krippendorff_alpha, somers_d_all, somers_d_all_ci
 from . import ceiling, stats
 from .comparison import DEFAULT_CALIBRATION, HUMAN, LEFT_OUT, JudgeComparison, is_baseline
 from .prices import Prices, check_prices, sample_costs

@@ -16,7 +16,7 @@ from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsage, modelapi
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from inspect_empathy.baseline import EmpathyBaselineAPI
+from inspect_empathy.judge.baseline import EmpathyBaselineAPI
 from inspect_empathy.scorer import empathy_scorer
 from inspect_empathy.tasks import empathy, empathy_response
 

@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 from inspect_ai.log import EvalSampleSummary
 
-from inspect_empathy import humans
-from inspect_empathy._stats import quadratic_weighted_kappa
 from inspect_empathy.compare import ceiling
 from inspect_empathy.compare.logs import rater_ratings
+from inspect_empathy.stats import humans
+from inspect_empathy.stats._agreement import quadratic_weighted_kappa
 
 
 def summary(metadata: dict) -> EvalSampleSummary:

@@ -19,10 +19,10 @@ from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsage, modelapi
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from inspect_empathy._summary import cost_lines
-from inspect_empathy.baseline import EmpathyBaselineAPI
+from inspect_empathy._util.summary import cost_lines
 from inspect_empathy.cli import main
 from inspect_empathy.compare import CompareError, compare_logs
+from inspect_empathy.judge.baseline import EmpathyBaselineAPI
 from inspect_empathy.tasks import empathy, empathy_response
 
 NO_N = "costfix/no-n"

@@ -28,12 +28,12 @@ from fixture_logs import (
 from inspect_ai import eval
 from inspect_ai.log import read_eval_log
 
-from inspect_empathy import calibration, humans
 from inspect_empathy.cli import main
 from inspect_empathy.compare import compare_logs
 from inspect_empathy.compare.ceiling import CALIBRATED_COLUMNS
 from inspect_empathy.compare.fit import CalibrateError, calibrate_logs
 from inspect_empathy.compare.stats import seed_for
+from inspect_empathy.stats import calibration, humans
 from inspect_empathy.tasks import empathy, empathy_response
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "compare"

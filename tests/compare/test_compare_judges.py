@@ -25,9 +25,9 @@ from inspect_empathy.compare import (
     write_report,
 )
 from inspect_empathy.compare.stats import paired_difference, spearman, spearman_ci
-from inspect_empathy.dataset import bundled_path
+from inspect_empathy.dataset._dataset import bundled_path
 from inspect_empathy.errors import DatasetError
-from inspect_empathy.metrics import agreement
+from inspect_empathy.stats.metrics import agreement
 from inspect_empathy.tasks import empathy
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "compare" / "judges.jsonl"

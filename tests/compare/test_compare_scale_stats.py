@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspect_empathy._stats import BCA_MAX_N
 from inspect_empathy.compare import stats, tables
+from inspect_empathy.stats._agreement import BCA_MAX_N
 
 
 @settings(max_examples=40, deadline=None)
@@ -133,7 +133,7 @@ def test_spearman_from_draw_counts_is_spearman_of_the_resampled_arrays(
     ``y`` of few levels (a matrix product) or of many (sums over its sorted order)."""
     from scipy import stats as scipy_stats
 
-    from inspect_empathy._resample import resample_counts
+    from inspect_empathy.stats._resample import resample_counts
 
     ties = st.sampled_from([1.0, 2.0, 2.5, 3.0, 4.0, 5.0])
     x = np.array(data.draw(st.lists(st.one_of(ties, st.floats(1, 5)), min_size=n, max_size=n)))

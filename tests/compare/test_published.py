@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 from synthetic_logs import sample, write_log
 
-from inspect_empathy._stats import quadratic_weighted_kappa
 from inspect_empathy.cli import main
 from inspect_empathy.compare import compare_logs
 from inspect_empathy.compare.kappa import kappa_test, paper_kappa, standard_kappa
 from inspect_empathy.compare.published import PREFIX, reproduce
+from inspect_empathy.stats._agreement import quadratic_weighted_kappa
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "loaders"))
+sys.path.insert(0, str(Path(__file__).parents[1] / "dataset" / "loaders"))
 from published_files import CROWD, EXPERT1, EXPERT2, EXPERT3, GEMINI, IDS, corpus  # noqa: E402
 
 
@@ -219,7 +219,7 @@ def test_own_replies_left_out_are_outside_the_judges_coverage_and_headline(
     with none counted against it, and the tables show the count beside its coverage."""
     import pandas as pd
 
-    from inspect_empathy._stats import somers_d_all
+    from inspect_empathy.stats._agreement import somers_d_all
 
     text = multi.read_text(encoding="utf-8")
     own = 'own_replies: {gpt-4o: openai/gpt-4o, claude: "claude|3.7"}'
@@ -315,7 +315,7 @@ def test_reproduce_of_a_spec_that_does_not_exist_is_one_line(
 
 
 def test_reproduce_finds_the_shipped_spec_folders_by_name() -> None:
-    from inspect_empathy.published_cli import spec_files
+    from inspect_empathy.cli.published import spec_files
 
     names = [p.name for p in spec_files(["kumar2025"])]
     assert names == ["empatheticdialogues.yaml", "epitome.yaml", "lend_an_ear.yaml",

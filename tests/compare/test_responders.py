@@ -38,7 +38,7 @@ def test_bias_ranking_and_calibrated_bias() -> None:
 def test_responders_from_a_published_spec() -> None:
     from types import SimpleNamespace
 
-    from inspect_empathy.loaders.raters import RatedTable
+    from inspect_empathy.dataset.loaders.raters import RatedTable
 
     ids = ["c1/a", "c1/b", "c2/a", "c2/b"]
     table = RatedTable(
@@ -119,8 +119,8 @@ def test_the_vectorised_bootstrap_is_resampling_the_table() -> None:
     contexts (the draws of ``resample_counts``, pd.concat of the drawn contexts)."""
     from scipy import stats
 
-    from inspect_empathy._resample import resample_counts
     from inspect_empathy.compare import responders
+    from inspect_empathy.stats._resample import resample_counts
 
     frame = _ten_bots(2, contexts=12).rename(columns={"judge": "j", "human": "h"})
     codes, names = pd.factorize(frame["context"], sort=True)

@@ -26,10 +26,10 @@ from inspect_ai.scorer import SampleScore, Score
 from inspect_ai.tool import ToolChoice, ToolInfo
 from scipy import stats
 
-from inspect_empathy.alt_metric import alt_test_metric
-from inspect_empathy.alttest import alt_test, by_rejections
 from inspect_empathy.compare import compare_logs, write_report
-from inspect_empathy.consistency import self_consistency, self_consistency_figures
+from inspect_empathy.stats.alt_metric import alt_test_metric
+from inspect_empathy.stats.alttest import alt_test, by_rejections
+from inspect_empathy.stats.consistency import self_consistency, self_consistency_figures
 from inspect_empathy.tasks import empathy
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "alttest" / "cebab_stars.json"

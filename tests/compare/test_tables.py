@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from inspect_empathy._stats import somers_d_all
 from inspect_empathy.compare.comparison import LEFT_OUT
 from inspect_empathy.compare.tables import common_dialogs, judge_table
+from inspect_empathy.stats._agreement import somers_d_all
 
 
 def _rows(judge: str, scores: list[float], status: list[str], human: np.ndarray) -> list[dict]:

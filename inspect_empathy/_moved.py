@@ -1,0 +1,90 @@
+"""Module paths of the flat layout (0.1, before the concept packages), still importable.
+
+``import inspect_empathy.metrics`` or ``from inspect_empathy.loaders import jsonl`` give the
+module at its new place (`MOVED`): the same object, so that patching one patches the other
+and objects pickled under an old path still load. ``per_turn`` was split in two: its old path
+holds the names of both halves. The finder runs after Python's own, so it is asked only for
+paths that no longer exist.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+from types import ModuleType
+
+PACKAGE = __name__.rpartition(".")[0]
+
+MOVED: dict[str, str | tuple[str, ...]] = {
+    "_answer": "judge._answer",
+    "_geval": "judge._geval",
+    "_judge_call": "judge._judge_call",
+    "_providers": "judge._providers",
+    "_rubric": "judge._rubric",
+    "_score_text": "judge._score_text",
+    "baseline": "judge.baseline",
+    "_samples": "dataset._samples",
+    "loaders": "dataset.loaders",
+    "per_turn": ("dataset.per_turn", "stats.conversation"),
+    "_stats": "stats._agreement",
+    "_resample": "stats._resample",
+    "alt_metric": "stats.alt_metric",
+    "alttest": "stats.alttest",
+    "calibration": "stats.calibration",
+    "consistency": "stats.consistency",
+    "humans": "stats.humans",
+    "metrics": "stats.metrics",
+    "_compat": "_util.compat",
+    "_file_kind": "_util.file_kind",
+    "_summary": "_util.summary",
+    "_usage": "_util.usage",
+    "human_scale_cli": "cli.human_scale",
+    "published_cli": "cli.published",
+}
+"""Old module path (below the package) -> its new path, or the paths whose names it holds."""
+
+
+def new_path(old: str) -> str | tuple[str, ...] | None:
+    """The new dotted path of an old one (``loaders.jsonl`` -> ``dataset.loaders.jsonl``)."""
+    if not old.startswith(f"{PACKAGE}."):
+        return None
+    parts = old.removeprefix(f"{PACKAGE}.").split(".")
+    moved = MOVED.get(parts[0])
+    if moved is None:
+        return None
+    if isinstance(moved, tuple):
+        return tuple(f"{PACKAGE}.{m}" for m in moved) if len(parts) == 1 else None
+    return ".".join([f"{PACKAGE}.{moved}", *parts[1:]])
+
+
+class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(
+        self, fullname: str, path: object = None, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if new_path(fullname) is None:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self)
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        return None  # a placeholder: exec_module puts the real module in its place
+
+    def exec_module(self, module: ModuleType) -> None:
+        new = new_path(module.__name__)
+        if isinstance(new, tuple):
+            for name in new:
+                part = importlib.import_module(name)
+                module.__dict__.update(
+                    (k, v) for k, v in vars(part).items() if not k.startswith("__")
+                )
+            return
+        assert new is not None
+        # the import system returns what sys.modules holds under the old name once this ends
+        sys.modules[module.__name__] = importlib.import_module(new)
+
+
+def install() -> None:
+    """Answer the old paths, after every other finder (once per process)."""
+    if not any(isinstance(finder, _Finder) for finder in sys.meta_path):
+        sys.meta_path.append(_Finder())

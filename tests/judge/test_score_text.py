@@ -1,0 +1,66 @@
+"""The parse table in docs/scoring.md, checked row by row against the parser."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from inspect_empathy.judge._score_text import ScoreParseError, parse_score
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "scoring.md"
+
+
+def table_rows() -> list[tuple[str, bool, str]]:
+    """(answer, cot, result) for each row of the doc's parse table."""
+    text = DOC.read_text("utf-8")
+    section = text.split("## Which score: the parse table", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 3 or cells[1] not in ("yes", "no"):
+            continue
+        answer, cot, result = cells
+        literal = re.match(r"`(.*)`", answer)
+        answer = literal.group(1).replace("\\n", "\n") if literal else ""
+        rows.append((answer, cot == "yes", result))
+    return rows
+
+
+ROWS = table_rows()
+
+
+def test_the_table_is_there() -> None:
+    assert len(ROWS) >= 40
+
+
+@pytest.mark.parametrize(("answer", "cot", "result"), ROWS)
+def test_parse_table_row(answer: str, cot: bool, result: str) -> None:
+    if result.startswith("refused: "):
+        with pytest.raises(ScoreParseError) as refused:
+            parse_score(answer, cot)
+        assert result.removeprefix("refused: ") in str(refused.value)
+    else:
+        match = parse_score(answer, cot)
+        assert match.score == int(result)
+        # the position points at what wrote the score
+        written = answer[match.start : match.end]
+        assert written.translate(str.maketrans("４", "4")).startswith(result) or match.word
+
+
+def test_score_position_is_the_overall_not_a_sub_score() -> None:
+    text = "Relevance: 5\nTone Matching: 4\nOverall: 4"
+    match = parse_score(text)
+    assert text[: match.start].endswith("Overall: ")
+
+
+def test_first_of_equal_candidates_is_the_score_position() -> None:
+    text = "4 - strong empathy; I give it 4"
+    assert parse_score(text).start == 0
+
+
+def test_cot_score_after_reasoning_numbers() -> None:
+    text = "A 4 step plan, 2 cues.\nScore: 5"
+    match = parse_score(text, cot=True)
+    assert match.score == 5 and text[match.start] == "5" and match.start == len(text) - 1
