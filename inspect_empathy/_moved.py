@@ -3,14 +3,15 @@
 ``import inspect_empathy.metrics`` or ``from inspect_empathy.loaders import jsonl`` give the
 module at its new place (`MOVED`): the same object, so that patching one patches the other
 and objects pickled under an old path still load. ``per_turn`` was split in two: its old path
-holds the names of both halves. The finder runs after Python's own, so it is asked only for
-paths that no longer exist.
+holds the names of both halves. The finder answers only for the old paths, none of which
+exists now (tests/test_moved.py), and it goes before Python's own: under an old package
+path (``inspect_empathy.loaders``, now `dataset.loaders`) Python's finder would load a
+second copy of each module, under a name its relative imports cannot resolve.
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import sys
 from types import ModuleType
@@ -59,7 +60,10 @@ def new_path(old: str) -> str | tuple[str, ...] | None:
     return ".".join([f"{PACKAGE}.{moved}", *parts[1:]])
 
 
-class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+class _Finder:
+    """A meta path finder and its loader (the protocol, without ``importlib.abc``: importing
+    that loads ``importlib.resources`` and ``tempfile``, a few ms on every ``--help``)."""
+
     def find_spec(
         self, fullname: str, path: object = None, target: object = None
     ) -> importlib.machinery.ModuleSpec | None:
@@ -85,6 +89,6 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 
 def install() -> None:
-    """Answer the old paths, after every other finder (once per process)."""
+    """Answer the old paths, before every other finder (once per process)."""
     if not any(isinstance(finder, _Finder) for finder in sys.meta_path):
-        sys.meta_path.append(_Finder())
+        sys.meta_path.insert(0, _Finder())

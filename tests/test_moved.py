@@ -1,0 +1,131 @@
+"""The module paths of the flat 0.1 layout still import, as the modules at their new places."""
+
+from __future__ import annotations
+
+import importlib
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import inspect_empathy
+from inspect_empathy import _moved
+
+PACKAGE = Path(inspect_empathy.__file__).parent
+
+FLAT_LAYOUT = """
+_answer _compat _file_kind _geval _judge_call _providers _registry _resample _rubric _samples
+_score_text _stats _summary _usage alt_metric alttest baseline calibration cli compare
+consistency dataset dialogs errors human_scale_cli humans loaders metrics per_turn
+published_cli reducer scorer solver tasks
+loaders._column_records loaders._files loaders._options loaders._pandas_csv loaders._problems
+loaders._ratings loaders._roles loaders._text loaders._transcript loaders.empathetic_dialogues
+loaders.empathetic_exchanges loaders.epitome loaders.esconv loaders.hub loaders.ieval
+loaders.jsonl loaders.raters loaders.spec loaders.tabular loaders.transcript loaders.turns
+""".split()
+"""Every module of the package before the concept packages (git f6586eb), compare/ aside
+(it did not move)."""
+
+
+def current_modules() -> set[str]:
+    found = set()
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if parts:
+            found.add(".".join(parts))
+    return found
+
+
+@pytest.mark.parametrize("old", FLAT_LAYOUT)
+def test_every_old_path_imports(old: str) -> None:
+    module = importlib.import_module(f"inspect_empathy.{old}")
+    new = _moved.new_path(f"inspect_empathy.{old}")
+    if isinstance(new, str):
+        assert module is importlib.import_module(new)  # the same object, not a copy
+        assert module.__name__ == new
+    elif new is None:
+        assert old in current_modules()  # it did not move
+
+
+def test_the_finder_never_answers_for_a_module_that_exists() -> None:
+    for name in current_modules():
+        assert _moved.new_path(f"inspect_empathy.{name}") is None, name
+    assert set(_moved.MOVED) <= {old.split(".")[0] for old in FLAT_LAYOUT}
+
+
+def test_from_the_package_import_an_old_module() -> None:
+    from inspect_empathy import humans, metrics
+    from inspect_empathy.stats import humans as new_humans
+    from inspect_empathy.stats import metrics as new_metrics
+
+    assert humans is new_humans and metrics is new_metrics
+
+
+def test_patching_the_old_path_patches_the_module() -> None:
+    import inspect_empathy.metrics as old
+
+    from inspect_empathy.stats import metrics
+
+    before = metrics.LIVE_HEADLINE_RATIO
+    try:
+        old.LIVE_HEADLINE_RATIO = before + 1
+        assert metrics.LIVE_HEADLINE_RATIO == before + 1
+    finally:
+        old.LIVE_HEADLINE_RATIO = before
+
+
+def test_the_split_per_turn_holds_both_halves() -> None:
+    from inspect_empathy.per_turn import (
+        CONVERSATION_KEY as OLD_KEY,
+    )
+    from inspect_empathy.per_turn import (
+        conversation_metrics as old_metrics,
+    )
+    from inspect_empathy.per_turn import (
+        expand_turns as old_expand,
+    )
+
+    from inspect_empathy.dataset.per_turn import CONVERSATION_KEY, expand_turns
+    from inspect_empathy.stats.conversation import conversation_metrics
+
+    assert old_expand is expand_turns and old_metrics is conversation_metrics
+    assert OLD_KEY == CONVERSATION_KEY
+
+
+def test_names_pickled_under_an_old_path_load() -> None:
+    from inspect_empathy.dataset.loaders.jsonl import load_jsonl
+    from inspect_empathy.stats.metrics import judge_agreement
+
+    # protocol 0 names a global by module and name, as an object pickled before did
+    assert pickle.loads(b"cinspect_empathy.metrics\njudge_agreement\n.") is judge_agreement
+    assert pickle.loads(b"cinspect_empathy.loaders.jsonl\nload_jsonl\n.") is load_jsonl
+
+
+@pytest.mark.parametrize(
+    "missing",
+    ["inspect_empathy.nope", "inspect_empathy.loaders.nope", "inspect_empathy.per_turn.nope"],
+)
+def test_a_path_that_never_existed_still_fails(missing: str) -> None:
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module(missing)
+
+
+def test_install_is_once_per_process() -> None:
+    _moved.install()
+    _moved.install()
+    assert sum(isinstance(f, _moved._Finder) for f in sys.meta_path) == 1
+
+
+def test_an_old_deep_import_works_in_a_fresh_process() -> None:
+    code = (
+        "from inspect_empathy.loaders.jsonl import load_jsonl\n"
+        "import inspect_empathy.dataset.loaders.jsonl as new\n"
+        "from inspect_empathy._rubric import render_prompt\n"
+        "from inspect_empathy.judge._rubric import render_prompt as new_render\n"
+        "assert load_jsonl is new.load_jsonl and render_prompt is new_render\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
