@@ -246,7 +246,7 @@ VARIANTS.update(lean_response=lean_response)
 
 @task
 def no_summary_hook(dataset: str) -> Task:
-    """empathy without the end-of-task summary hook (`_summary.activate` made a no-op, in
+    """empathy without the end-of-task summary hook (`_util.summary.activate` made a no-op, in
     this process): what the per-sample hook (counts, unscored reasons, calls) costs."""
     from inspect_empathy._util import summary as _summary
 

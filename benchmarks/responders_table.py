@@ -5,7 +5,7 @@
    CPU time (target: under 15 s; resampling by ``pd.concat`` of the drawn contexts took
    113 s). Each resample is a row of context counts and every statistic a weighted sum
    of per-context totals.
-2. ``published_cli.scale_section`` on a ratings-only spec of 20,000 ids: the ids compared
+2. ``cli.published.scale_section`` on a ratings-only spec of 20,000 ids: the ids compared
    against the spec's (a set built once; built per id it was quadratic: 15.9 s).
 
     python benchmarks/responders_table.py

@@ -1,6 +1,6 @@
 """The few Inspect internals the plugin needs that have no public equivalent.
 
-Each is imported here only, and tests/test_compat.py fails loudly when Inspect moves one.
+Each is imported here only, and tests/util/test_compat.py fails loudly when Inspect moves one.
 """
 
 from __future__ import annotations

@@ -113,7 +113,7 @@ def cost_lines(log: EvalLog, calls: dict[Key, Tally] | None = None) -> list[str]
     read from the log's samples. A score of the judge's own output (judge mode) counts the
     judge's calls (the model under evaluation) outside every empathy scorer and inside its
     own; any other score the calls made inside its own scorer, never the reply model's nor
-    another scorer's (`_usage`). Every epoch and every unscored sample counts: they were
+    another scorer's (`_util.usage`). Every epoch and every unscored sample counts: they were
     billed.
     """
     if calls is None:

@@ -97,7 +97,7 @@ class JudgeComparison:
     (``replying.reply_pairs``); None without response-mode logs."""
     published_sections: list = field(default_factory=list)
     """Report sections of ``--published`` specs, (title, lines, (headers, rows)) each: the
-    responders table (set by ``published_cli.scale_section``)."""
+    responders table (set by ``cli.published.scale_section``)."""
 
     @property
     def judge_names(self) -> list[str]:

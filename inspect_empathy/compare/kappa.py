@@ -6,8 +6,8 @@ contingency table of two raters:
 - ``standard`` (the default everywhere): the categories are the integers of the rating
   scale (``0..2``, ``1..5``, ``1..7``), ratings rounded half up onto them, and a
   disagreement of ``i`` against ``j`` weighs ``(i - j) ** 2``: the usual QWK. It is the
-  plugin's one QWK formula (`_stats.weighted_kappa`) on the scale's own categories: mapping a 1-7
-  scale onto 1-5 and rounding would merge categories and change it.
+  plugin's one QWK formula (`stats._agreement.weighted_kappa`) on the scale's own
+  categories: mapping a 1-7 scale onto 1-5 and rounding would merge categories and change it.
 - ``paper``: the kappa of Kumar et al. (2025, "When LLMs are reliable for judging
   empathic communication"), as their notebook computes it: ratings times 100, rounded;
   the categories are the values *observed* in either rater, sorted, and weights are
@@ -51,8 +51,8 @@ def _table(a: np.ndarray, b: np.ndarray, categories: np.ndarray) -> np.ndarray:
 def _kappa_of(table: np.ndarray, spacing: np.ndarray) -> tuple[float, float]:
     """(kappa, its asymptotic standard error) of a table with quadratic weights on
     ``spacing`` (statsmodels' ``cohens_kappa(table, weights=spacing, wt="quadratic")``):
-    the kappa is `_stats.weighted_kappa` (NaN where a rater has no variation), the standard
-    error statsmodels' formula."""
+    the kappa is `stats._agreement.weighted_kappa` (NaN where a rater has no variation), the
+    standard error statsmodels' formula."""
     n = table.sum()
     if n == 0 or len(spacing) < 2:
         return math.nan, math.nan

@@ -356,7 +356,7 @@ def _text(value: Any) -> str | None:
 
 
 COST_COLUMNS = ("calls", "input_tokens", "output_tokens", "reasoning_tokens")
-"""A judge's calls and tokens in one sample (`_usage`), per row."""
+"""A judge's calls and tokens in one sample (`_util.usage`), per row."""
 CACHE_COLUMNS = ("cache_read_tokens", "cache_write_tokens")
 """Of the input tokens, those read from and written to the provider's prompt cache (priced
 apart where the price file says so)."""
@@ -377,7 +377,7 @@ def _usage_row(
     """The judge's calls and tokens for one score of one sample (a panel's: its members'
     summed), and ``members_usage`` for a panel (what each seat spent, for its price).
 
-    From the sample's events (`_usage.score_tally`): the calls made for this score only
+    From the sample's events (`_util.usage.score_tally`): the calls made for this score only
     (``own``: a judge-mode score of the judge's own output also counts the judge's calls
     outside every scorer). Without events, the sample's ``model_usage`` of the model, unless
     it may be the reply model's too, or the model sits twice on the panel (NaN: not told
@@ -512,7 +512,7 @@ def _score_rows(sample: LoggedSample, default_judge: str) -> list[ScoreRow]:
 def _own_outputs(log: EvalLog, mode: str) -> dict[str, bool]:
     """For each empathy scorer of the log's results, whether it reads the judge's own
     output (``from_output``: its calls are the judge's answers) rather than asking a grader
-    (`_usage.own_output`)."""
+    (`_util.usage.own_output`)."""
     results = (log.results.scores if log.results else []) or []
     return {r.name: own_output(r.params, mode == JUDGE_MODE) for r in results}
 
@@ -1015,7 +1015,7 @@ def _epochs_averaged(rows: pd.DataFrame) -> pd.DataFrame:
         recorded_cost=("recorded_cost", lambda c: c.sum() if c.notna().all() else math.nan),
         members_usage=("members_usage", _members_sum),
         epochs=("epoch", "size"),
-        epoch_scores=("score", list),  # every epoch's score (consistency.py reads them)
+        epoch_scores=("score", list),  # every epoch's score (stats/consistency.py reads them)
         errored_epochs=("errored", "sum"),
         error=("error", "first"),
         unscored_reason=("unscored_reason", "first"),

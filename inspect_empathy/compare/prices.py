@@ -2,7 +2,7 @@
 
 A run made with Inspect's ``--model-cost-config FILE`` (or on a model whose price Inspect
 knows) records what each call cost (``total_cost`` in each call's usage); ``compare``
-reads that (`_usage.Tally.cost`) and needs no price file. ``--prices FILE`` prices logs
+reads that (`_util.usage.Tally.cost`) and needs no price file. ``--prices FILE`` prices logs
 that recorded no cost, or prices them again: the file is Inspect's own
 ``--model-cost-config`` format, YAML or JSON, each model's price per million tokens::
 

@@ -524,7 +524,7 @@ NATURAL_ENDS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ),
 )
 """Per service: (service, its own stop reasons that Inspect reports as ``stop``, source).
-docs/scoring.md's table of finished stops shows them (tests/test_providers_doc.py keeps the
+docs/scoring.md's table of finished stops shows them (tests/judge/test_providers_doc.py keeps the
 two alike)."""
 
 UNTRUSTED_STOPS: tuple[tuple[str, str], ...] = (

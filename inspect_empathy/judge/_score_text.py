@@ -424,7 +424,7 @@ break followed by something that begins none of the parse table's changers (``Th
 ``to 5``, ``or 5``), a fraction (``,5``, ``½``). A hypothetical (``would``) is read on the
 score's own line only, which the break closes. The changers are `_OTHER_SCALE`, `_RANGE`,
 `_FRACTION` and `_HYPOTHETICAL`; each starts, after white space, with one of the characters
-excluded here (tests/test_closed_world_properties.py proves it over generated answers)."""
+excluded here (tests/judge/test_closed_world_properties.py proves it over generated answers)."""
 
 
 _SENTENCE_END = re.compile(r"[.!?;。！？]")

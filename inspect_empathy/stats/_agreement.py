@@ -206,7 +206,7 @@ def krippendorff_alpha(ratings: Sequence[Sequence[float | None]] | np.ndarray) -
     two rows, no item rated twice, or no variation at all). Computed by the
     ``krippendorff`` package's ordinal alpha on the 1-5 domain, each item that two or
     more rows rated a unit; it equals Inspect's ``krippendorff_alpha(level="ordinal")``
-    metric to 1e-12 (tests/test_alpha_inspect.py), which costs about 70 ms a call
+    metric to 1e-12 (tests/stats/test_alpha_inspect.py), which costs about 70 ms a call
     against the package's 0.2 ms, too slow for the human ceiling's 2,000 resamples.
     """
     import warnings

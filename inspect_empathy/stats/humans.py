@@ -7,7 +7,7 @@ kept: every figure is computed on the dialogs where the raters it compares are
 present, and its ``n`` says how many those are.
 
 Spearman is computed on the ratings as given, QWK on the ratings rounded half up
-onto 1-5 (`_stats.round_score`), Krippendorff's alpha (ordinal) on the rounded
+onto 1-5 (`stats._agreement.round_score`), Krippendorff's alpha (ordinal) on the rounded
 ratings too. Confidence intervals come from a bootstrap over dialogs
 (``scipy.stats.bootstrap``, BCa falling back to percentile, fixed seed); with
 ``resamples=0`` they are NaN and nothing is resampled.

@@ -1,6 +1,6 @@
 """Inspect metrics: how the judge's scores relate to human ratings, and what they look like.
 
-The statistics themselves are plain functions in `_stats.py`."""
+The statistics themselves are plain functions in `_agreement.py`."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def own_score(sample_score: SampleScore) -> float:
 
 
 def in_progress() -> bool:
-    """Inspect is computing a running task's live figures (`_summary.samples_done`): it
+    """Inspect is computing a running task's live figures (`_util.summary.samples_done`): it
     recomputes every metric over all scores so far, at most every 0.9 s, so a metric that
     reads every score (all but the headline) reports nothing until the task's final
     results; the headline (`coverage_agreement`) is live, within a budget
@@ -191,7 +191,7 @@ def _live_headline(scores: list[SampleScore], done: SamplesDone) -> dict[str, fl
     220 ms at 50,000). The budget is adaptive, on the time a recomputation takes, rather
     than a schedule on the score count: the cost per score differs by machine and load,
     and the share holds whatever they are, while a short run (a recomputation of a few
-    ms) still gets a fresh headline every time. Kept per run (`_summary.SamplesDone.live`,
+    ms) still gets a fresh headline every time. Kept per run (`_util.summary.SamplesDone.live`,
     released when the run ends, so two runs never share one) and per scorer
     (`_fingerprint`). Between recomputations ``coverage`` is brought up to date from the
     counts (constant time); ``somers_d_all`` is the last recomputed one."""
@@ -226,7 +226,7 @@ def coverage_agreement() -> Metric:
     (``run_samples``, ``run_rated``: datasets from `load_dialogs` carry them); without
     them only ``somers_d_all`` over the scored dialogs is reported. While the run is in
     progress (Inspect's live figures) both are over the samples done so far
-    (`_summary.samples_done`), not counting those yet to run as skipped, and
+    (`_util.summary.samples_done`), not counting those yet to run as skipped, and
     ``somers_d_all`` is recomputed within a budget (`_live_headline`): on a long run it
     may lag a minute. The final results are over every score, computed in full.
     """

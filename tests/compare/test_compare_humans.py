@@ -3,7 +3,7 @@ cross-fitted calibrated columns of judges.csv, and ``inspect-empathy calibrate``
 
 The fixture is tests/fixtures/compare/three_raters.csv: 24 dialogs rated by three raters
 on a 0-4 scale (four ratings missing), judged by two offline judges. Every figure the
-comparison reports is checked against humans.py / calibration.py computed directly from
+comparison reports is checked against stats/humans.py / calibration.py computed directly from
 the fixture file's ratings.
 """
 

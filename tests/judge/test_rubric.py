@@ -146,9 +146,8 @@ def test_bundled_variants_keep_the_seed_as_reference_and_render_injection_safe()
     from inspect_empathy.judge._rubric import bundled_rubrics, load_rubric, render_prompt
 
     assert set(bundled_rubrics()) == {"seed", "no_steps", "anchored"}
-    packaged = (
-        Path(__file__).resolve().parents[2] / "inspect_empathy" / "judge" / "prompts" / "empathy.txt"
-    )
+    prompts = Path(__file__).resolve().parents[2] / "inspect_empathy" / "judge" / "prompts"
+    packaged = prompts / "empathy.txt"
     assert load_rubric().text == load_rubric("seed").text == packaged.read_text("utf-8")
     hashes = {load_rubric(name).sha256 for name in bundled_rubrics()}
     assert len(hashes) == 3

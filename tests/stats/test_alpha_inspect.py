@@ -1,4 +1,4 @@
-"""The plugin's one ordinal Krippendorff's alpha (`_stats.krippendorff_alpha`: the
+"""The plugin's one ordinal Krippendorff's alpha (`stats._agreement.krippendorff_alpha`: the
 ``krippendorff`` package on the 1-5 domain, fast enough to bootstrap) equals Inspect's public
 ``krippendorff_alpha(level="ordinal")`` metric on random panels with missing ratings."""
 

@@ -1,4 +1,4 @@
-"""The human-ceiling metric in a judge-mode log, equal to humans.py on the same ratings."""
+"""The human-ceiling metric in a judge-mode log, equal to stats/humans.py on the same ratings."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Inspect internals in `_compat`: fail loudly here when Inspect moves or changes one."""
+"""The Inspect internals in `_util.compat`: fail loudly here when Inspect moves or changes one."""
 
 from __future__ import annotations
 

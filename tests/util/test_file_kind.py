@@ -1,5 +1,5 @@
 """Every file option refuses a non-regular file at once, saying what it is (one helper,
-`_file_kind.file_problem`): a FIFO would make a reader wait for ever, a device never end."""
+`_util.file_kind.file_problem`): a FIFO would make a reader wait for ever, a device never end."""
 
 from __future__ import annotations
 
