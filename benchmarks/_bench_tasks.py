@@ -33,7 +33,8 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState, generate
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-PROMPT = Path(__file__).resolve().parent.parent / "inspect_empathy" / "prompts" / "empathy.txt"
+PACKAGE = Path(__file__).resolve().parents[1] / "inspect_empathy"
+PROMPT = PACKAGE / "judge" / "prompts" / "empathy.txt"
 LABELS = {"user": "USER", "human": "USER", "assistant": "BOT", "bot": "BOT"}
 # the same generation settings the empathy task uses for method=auto/logprobs
 JUDGE_CONFIG = GenerateConfig(temperature=0.0, logprobs=True, top_logprobs=20)

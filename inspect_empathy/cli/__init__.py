@@ -333,7 +333,3 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 EXTRAS = {"matplotlib": "compare", "pyarrow": "compare"}
 """Packages of an extra (pyproject.toml), by the extra that installs them."""
-
-
-if __name__ == "__main__":
-    sys.exit(main())
