@@ -2,7 +2,7 @@
 
 Each loader is ``load(path, report, **mapping) -> Iterator[(where, DialogRecord)]``:
 it yields the valid records with where they came from and puts every invalid
-record into the `LoadReport`; `inspect_empathy.dataset._dataset.load_dialogs` decides
+record into the `LoadReport`; `inspect_empathy.dataset.load_dialogs` decides
 whether problems fail the load or are skipped.
 """
 
