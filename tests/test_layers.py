@@ -134,3 +134,22 @@ def test_the_reader_sees_every_import_form(
     (package / "c.py").write_text(source, encoding="utf-8")
     monkeypatch.setattr(f"{__name__}.PACKAGE", package)
     assert imports("c", package / "c.py", {"a", "c"}) == expected
+
+
+def test_the_test_folders_are_the_packages() -> None:
+    """``tests/`` mirrors the layout: a folder per package (``util/`` for ``_util/``)."""
+    tests = Path(__file__).resolve().parent
+    skip = {"fixtures", "__pycache__"}
+    folders = {
+        path.relative_to(tests).as_posix()
+        for path in tests.rglob("*")
+        if path.is_dir()
+        and not skip & set(path.relative_to(tests).parts)
+        and not any(part.startswith(".") for part in path.relative_to(tests).parts)
+    }
+    packages = {
+        path.parent.relative_to(PACKAGE).as_posix().removeprefix("_")
+        for path in PACKAGE.rglob("__init__.py")
+        if path.parent != PACKAGE
+    }
+    assert folders == packages
