@@ -109,7 +109,9 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
-        # AttributeError lets ``from inspect_empathy import humans`` import the submodule
+        if name in _moved.MOVED:  # a module of the flat 0.1 layout: the module, moved
+            return importlib.import_module(f".{name}", __name__)
+        # AttributeError lets ``from inspect_empathy import dialogs`` import the submodule
         raise AttributeError(f"module 'inspect_empathy' has no attribute {name!r}")
     value = getattr(importlib.import_module(f".{module}", __name__), name)
     globals()[name] = value

@@ -2,11 +2,12 @@
 
 ``import inspect_empathy.metrics`` or ``from inspect_empathy.loaders import jsonl`` give the
 module at its new place (`MOVED`): the same object, so that patching one patches the other
-and objects pickled under an old path still load. ``per_turn`` was split in two: its old path
-holds the names of both halves. The finder answers only for the old paths, none of which
-exists now (tests/test_moved.py), and it goes before Python's own: under an old package
-path (``inspect_empathy.loaders``, now `dataset.loaders`) Python's finder would load a
-second copy of each module, under a name its relative imports cannot resolve.
+and objects pickled under an old path still load. ``per_turn`` was split in two: its old
+path is a module of its own holding the names of both halves (patch those at their new
+places). The finder answers only for the old paths, none of which exists now
+(tests/test_moved.py), and it goes before Python's own: under an old package path
+(``inspect_empathy.loaders``, now `dataset.loaders`) Python's finder would load a second
+copy of each module, under a name its relative imports cannot resolve.
 """
 
 from __future__ import annotations
@@ -67,8 +68,13 @@ class _Finder:
     def find_spec(
         self, fullname: str, path: object = None, target: object = None
     ) -> importlib.machinery.ModuleSpec | None:
-        if new_path(fullname) is None:
+        new = new_path(fullname)
+        if new is None:
             return None
+        import importlib.util  # here: on every start it would cost contextlib, 2-3 ms
+
+        if isinstance(new, str) and importlib.util.find_spec(new) is None:
+            return None  # under an old package path, a module that never existed
         return importlib.machinery.ModuleSpec(fullname, self)
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
@@ -84,8 +90,11 @@ class _Finder:
                 )
             return
         assert new is not None
-        # the import system returns what sys.modules holds under the old name once this ends
-        sys.modules[module.__name__] = importlib.import_module(new)
+        moved = importlib.import_module(new)
+        # the import system returns what sys.modules holds under the old name once this ends;
+        # a caller that runs the loader by hand keeps the placeholder: give it the names too
+        module.__dict__.update((k, v) for k, v in vars(moved).items() if not k.startswith("__"))
+        sys.modules[module.__name__] = moved
 
 
 def install() -> None:

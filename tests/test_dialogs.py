@@ -290,7 +290,9 @@ def test_rendering_and_loaders_take_turns_from_the_record_model() -> None:
 
     assert _rubric.Turn is dialogs.Turn and _transcript.Turn is dialogs.Turn
     assert _rubric.merge_consecutive is dialogs.merge_consecutive
-    for path in (PACKAGE / "loaders").glob("*.py"):
+    loaders = sorted((PACKAGE / "dataset" / "loaders").glob("*.py"))
+    assert len(loaders) > 10
+    for path in loaders:
         assert "inspect_empathy.judge._rubric" not in _imports(path), path.name
 
 

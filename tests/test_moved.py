@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pickle
 import subprocess
 import sys
@@ -55,6 +56,30 @@ def test_the_finder_never_answers_for_a_module_that_exists() -> None:
     for name in current_modules():
         assert _moved.new_path(f"inspect_empathy.{name}") is None, name
     assert set(_moved.MOVED) <= {old.split(".")[0] for old in FLAT_LAYOUT}
+
+
+DATASET_NAMES = """
+BOT_LABELS BOT_ROLES BUILD_CHUNK BUNDLED CONTROL_BYTES DECODED DUPLICATE_ID DatasetError
+DialogDataset FORMATS HUMAN_KEY JSON_CONTROL_BYTES JSON_FORMATS ON_INVALID RUN_RATED_KEY
+RUN_SAMPLES_KEY SAMPLE_KEYS SPEC_SUFFIXES USER_LABELS USER_ROLES bundled_path input_length
+load_dialogs problem_report skipped_summary
+""".split()
+"""The public names of the 0.1 module ``inspect_empathy.dataset`` (now a package)."""
+
+
+@pytest.mark.parametrize("name", DATASET_NAMES)
+def test_the_dataset_package_holds_the_names_of_the_old_module(name: str) -> None:
+    import inspect_empathy.dataset
+    from inspect_empathy.dataset import _dataset
+
+    assert getattr(inspect_empathy.dataset, name) is getattr(_dataset, name)
+
+
+def test_the_dataset_package_refuses_a_name_it_never_had() -> None:
+    import inspect_empathy.dataset
+
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        inspect_empathy.dataset.nope  # noqa: B018
 
 
 def test_from_the_package_import_an_old_module() -> None:
@@ -110,8 +135,28 @@ def test_names_pickled_under_an_old_path_load() -> None:
     ["inspect_empathy.nope", "inspect_empathy.loaders.nope", "inspect_empathy.per_turn.nope"],
 )
 def test_a_path_that_never_existed_still_fails(missing: str) -> None:
+    import importlib.util
+
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module(missing)
+
+
+def test_find_spec_under_an_old_package_finds_what_exists_only() -> None:
+    import importlib.util
+
+    assert importlib.util.find_spec("inspect_empathy.loaders.nope") is None
+    assert importlib.util.find_spec("inspect_empathy.loaders.jsonl") is not None
+
+
+def test_a_loader_run_by_hand_gives_the_module_s_names() -> None:
+    from inspect_empathy.stats import humans
+
+    spec = _moved._Finder().find_spec("inspect_empathy.humans")
+    assert spec is not None and spec.loader is not None
+    placeholder = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(placeholder)
+    assert placeholder.ratings_frame is humans.ratings_frame
+    assert sys.modules["inspect_empathy.humans"] is humans
 
 
 def test_install_is_once_per_process() -> None:
@@ -127,5 +172,9 @@ def test_an_old_deep_import_works_in_a_fresh_process() -> None:
         "from inspect_empathy._rubric import render_prompt\n"
         "from inspect_empathy.judge._rubric import render_prompt as new_render\n"
         "assert load_jsonl is new.load_jsonl and render_prompt is new_render\n"
+        "import importlib, inspect_empathy._registry, inspect_empathy\n"
+        "new = importlib.import_module('inspect_empathy.stats.metrics')\n"
+        "assert inspect_empathy.metrics is new\n"
+        "assert inspect_empathy.dataset.problem_report\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

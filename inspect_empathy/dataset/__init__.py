@@ -8,6 +8,34 @@
 The dialog records themselves are `inspect_empathy.dialogs`, shared by every layer.
 """
 
-from ._dataset import DialogDataset, bundled_path, load_dialogs, skipped_summary
+from __future__ import annotations
 
-__all__ = ["DialogDataset", "bundled_path", "load_dialogs", "skipped_summary"]
+from typing import Any
+
+from . import _dataset
+from ._dataset import (
+    BUNDLED,
+    DatasetError,
+    DialogDataset,
+    bundled_path,
+    load_dialogs,
+    problem_report,
+    skipped_summary,
+)
+
+__all__ = [
+    "BUNDLED",
+    "DatasetError",
+    "DialogDataset",
+    "bundled_path",
+    "load_dialogs",
+    "problem_report",
+    "skipped_summary",
+]
+
+
+def __getattr__(name: str) -> Any:
+    """The other names of the 0.1 module ``inspect_empathy.dataset``, now `_dataset`."""
+    if not name.startswith("__") and hasattr(_dataset, name):
+        return getattr(_dataset, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
