@@ -6,24 +6,24 @@ judge's score 3.6 + z + N(0, sigma) clipped to 1-5 (continuous like a G-Eval wei
 score, inflated by 0.6 like real judges). The population Spearman, QWK and MAE of a judge
 come from one draw of 400,000 dialogs. Reported at n = 50, 135, 500 dialogs:
 
-- coverage of the 95% CIs compare reports: Spearman (``stats.spearman_ci``: BCa), raw
-  MAE and QWK (``calibration.calibrated_agreement``'s raw intervals);
+- coverage of the 95% CIs compare reports: Spearman (``compare.stats.spearman_ci``: BCa), raw
+  MAE and QWK (``stats.calibration.calibrated_agreement``'s raw intervals);
 - type-I error of the paired test between two judges of equal quality
-  (``stats.paired_difference``, whose p-value is ``stats.studentised_p``: the difference
-  over its bootstrap standard error), its power at true differences in Spearman of about
-  0.05, 0.10 and 0.15, and the tail of its p-value at 0.005 and 0.001 (where Holm's first
-  step tests with five and eight judges);
+  (``compare.stats.paired_difference``, whose p-value is ``compare.stats.studentised_p``:
+  the difference over its bootstrap standard error), its power at true differences in
+  Spearman of about 0.05, 0.10 and 0.15, and the tail of its p-value at 0.005 and 0.001
+  (where Holm's first step tests with five and eight judges);
 - the family-wise error of Holm over every pair of 3, 4, ..., 8 equal judges
-  (``stats.holm``), the share of replicates where any pair is called significant
+  (``compare.stats.holm``), the share of replicates where any pair is called significant
   (``holm_fwer_by_judges``), beside the same for the percentile p-value compare used
   before (twice the share of resampled differences beyond 0, ``percentile_holm_fwer_by_judges``),
   whose far tail is liberal;
 - the coverage-aware ranking: how often the best of five judges (sigma 0.6 vs 0.75) ranks
   first on the common set.
 
-The p-values of the type-I, power and Holm rows come from ``stats.studentised_p`` (the
+The p-values of the type-I, power and Holm rows come from ``compare.stats.studentised_p`` (the
 function ``paired_difference`` calls) over a bootstrap of the dialogs drawn once per
-replicate for all eight judges (``stats._Ranker``'s rank trick; ``--fwer-resamples``
+replicate for all eight judges (``compare.stats._Ranker``'s rank trick; ``--fwer-resamples``
 draws, 1,000 by default: a standard error needs fewer than a percentile), because calling
 ``paired_difference`` (BCa through scipy) 28 times per replicate would take hours;
 ``--check`` replicates call ``paired_difference`` itself for the type-I row, to show the
@@ -82,7 +82,7 @@ def pair_p_values(
     percentile: bool = False,
 ) -> np.ndarray:
     """Two-sided p of every pair (a < b, in itertools.combinations order) by
-    ``stats.studentised_p``, one bootstrap for all judges; with ``percentile`` also the
+    ``compare.stats.studentised_p``, one bootstrap for all judges; with ``percentile`` also the
     percentile p-value compare used before (twice the share of resampled differences on
     the far side of 0, +1 corrected) as a second row, for comparison."""
     n = len(human)

@@ -12,7 +12,9 @@ where Inspect keeps them; the rest lives in one package per concept:
 - ``stats/``: the statistics of agreement (metrics, human ceiling, calibration, alt-test,
   self-consistency);
 - ``compare/``: comparing judges from their logs (tables, report, PPI, published ratings);
-- ``cli/``: the ``inspect-empathy`` command line.
+- ``cli/``: the ``inspect-empathy`` command line;
+- ``_util/``: plumbing (Inspect internals, file kinds, a judge's usage, the end-of-task summary);
+- ``dialogs.py``, ``errors.py``: the dialog records and the public exceptions, below them all.
 
 Names are imported on first use: Inspect imports the plugin (``inspect_empathy._registry``)
 at every start, also for unrelated tasks, and ``inspect-empathy --help`` should not wait

@@ -12,8 +12,8 @@ bias diagnostics, the joined samples) and ``write_report`` writes it as CSV,
 Markdown, PNG plots and one HTML page; ``inspect-empathy compare`` does both.
 
 The package depends one way: ``comparison`` (types) <- ``logs`` (reading) <-
-``stats`` (statistics) <- ``ceiling`` (the human ceiling and cross-fitted
-calibration, from ``humans`` / ``calibration``) <- ``tables`` (the comparison
+``stats`` (its statistics) <- ``ceiling`` (the human ceiling and cross-fitted
+calibration, from ``inspect_empathy.stats``) <- ``tables`` (the comparison
 tables) <- ``plots`` / ``report``; ``fit`` (``inspect-empathy calibrate``) reads
 logs with ``logs``. This module only forwards to them, importing each on first use so
 that ``import inspect_empathy`` does not load pandas, scipy or matplotlib.

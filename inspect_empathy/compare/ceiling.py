@@ -5,7 +5,7 @@ agreement with each other (``humans.humans_table``: each pair, each rater agains
 the rest) is the ceiling, and each judge is read on the same footing
 (``humans.judge_vs_aggregate``) on the dialogs the ranking uses. Whatever the
 raters, each judge's MAE and QWK are also given after a cross-fitted calibration
-(``calibration.calibrated_agreement``) beside the raw ones.
+(``stats.calibration.calibrated_agreement``) beside the raw ones.
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ def calibrated_columns(
     judge: str, x: np.ndarray, h: np.ndarray, method: str, resamples: int, seed: int
 ) -> dict[str, Any]:
     """Raw MAE / QWK CIs and the cross-fitted calibrated MAE / QWK with CIs of one judge on
-    the common dialogs (``calibration.calibrated_agreement``): the folds' seed derives from
+    the common dialogs (``stats.calibration.calibrated_agreement``): the folds' seed derives from
     the judge's name, the resamples are the pairs' (the judge table's Spearman CI and the
     paired tests draw the same common dialogs once for every judge). NaN with fewer than
     two dialogs."""
