@@ -58,16 +58,6 @@ BUILD_CHUNK = 1000
 OnInvalid = Literal["fail", "skip"]
 ON_INVALID = ("fail", "skip")
 
-__all__ = [
-    "BUNDLED",
-    "DatasetError",
-    "DialogDataset",
-    "bundled_path",
-    "load_dialogs",
-    "problem_report",
-    "skipped_summary",
-]
-
 
 def bundled_path(name: str) -> Path:
     """Path of a bundled dataset, in a wheel install or in a source checkout."""
