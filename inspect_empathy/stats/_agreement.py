@@ -246,7 +246,7 @@ def somers_d_all(
     other way) / pairs people rated differently, the usual Somers' D. Every pair with an
     unscored dialog counts as ordered the other way, in the numerator and the
     denominator alike, so leaving a dialog unscored can never raise the figure: whatever
-    the judge would have said, it scores at least as well (see tests/test_log_list.py).
+    the judge would have said, it scores at least as well (see tests/stats/test_log_list.py).
     NaN when no pair is left to count.
     """
     import numpy as np

@@ -42,9 +42,9 @@ from inspect_empathy.judge._rubric import (
 from inspect_empathy.scorer import empathy_scorer
 from inspect_empathy.tasks import empathy
 
-FIXTURES = Path(__file__).parent / "fixtures" / "reliability"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "reliability"
 INJECTION = FIXTURES / "injection.jsonl"
-BUNDLED = Path(__file__).resolve().parents[1] / "datasets" / "empathy_reference.jsonl"
+BUNDLED = Path(__file__).resolve().parents[2] / "datasets" / "empathy_reference.jsonl"
 
 LINE_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 """Every line boundary ``str.splitlines`` knows besides ``\\n``."""
