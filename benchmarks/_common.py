@@ -20,7 +20,6 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH_DIR = Path(__file__).resolve().parent
 RESULTS_DIR = BENCH_DIR / "results"
 BUNDLED = ROOT / "datasets" / "empathy_reference.jsonl"
-PROMPT = ROOT / "inspect_empathy" / "judge" / "prompts" / "empathy.txt"
 
 # a few dialogs of our own, used when the bundled set is missing
 FALLBACK_DIALOGS: list[dict[str, Any]] = [

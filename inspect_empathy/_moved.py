@@ -82,19 +82,14 @@ class _Finder:
 
     def exec_module(self, module: ModuleType) -> None:
         new = new_path(module.__name__)
-        if isinstance(new, tuple):
-            for name in new:
-                part = importlib.import_module(name)
-                module.__dict__.update(
-                    (k, v) for k, v in vars(part).items() if not k.startswith("__")
-                )
-            return
         assert new is not None
-        moved = importlib.import_module(new)
-        # the import system returns what sys.modules holds under the old name once this ends;
-        # a caller that runs the loader by hand keeps the placeholder: give it the names too
-        module.__dict__.update((k, v) for k, v in vars(moved).items() if not k.startswith("__"))
-        sys.modules[module.__name__] = moved
+        for name in (new,) if isinstance(new, str) else new:
+            part = importlib.import_module(name)
+            # a caller that runs the loader by hand keeps the placeholder: give it the names
+            module.__dict__.update((k, v) for k, v in vars(part).items() if not k.startswith("__"))
+        if isinstance(new, str):
+            # the import system returns what sys.modules holds under the old name once this ends
+            sys.modules[module.__name__] = part
 
 
 def install() -> None:

@@ -261,18 +261,19 @@ def _imports(path: Path) -> set[str]:
     """Modules a source file imports at module level (relative ones resolved)."""
     import ast
 
-    package = ["inspect_empathy", *path.relative_to(PACKAGE).with_suffix("").parts]
-    package = package[:-1] if path.name != "__init__.py" else package[:-1]
+    from test_layers import imported_from
+
+    package = path.relative_to(PACKAGE).parent.parts
     found: set[str] = set()
     for node in ast.parse(path.read_text("utf-8")).body:
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package[: len(package) - node.level + 1]
-                module = ".".join([*base, *([node.module] if node.module else [])])
-            else:
+            inside = imported_from(package, node)
+            if inside is None:
                 module = node.module or ""
+            else:
+                module = f"inspect_empathy.{inside}".rstrip(".")
             found.add(module)
             found.update(f"{module}.{alias.name}" for alias in node.names)
     return found

@@ -17,6 +17,7 @@ its own layer or lower ones:
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -45,20 +46,29 @@ def modules() -> dict[str, Path]:
     return {module_name(path): path for path in PACKAGE.rglob("*.py")}
 
 
+def imported_from(package: Sequence[str], node: ast.ImportFrom) -> str | None:
+    """The package module (dotted, below ``inspect_empathy``; ``""`` for the package) that
+    ``from ... import`` names, in a module of ``package`` (its folders below the package);
+    None for an import from outside the package."""
+    if node.level:
+        base = list(package[: len(package) - node.level + 1])
+    elif node.module and node.module.split(".")[0] == "inspect_empathy":
+        base = []
+    else:
+        return None
+    module = ".".join([*base, *(node.module or "").split(".")]).strip(".")
+    return module.removeprefix("inspect_empathy").strip(".")
+
+
 def imports(name: str, path: Path, known: set[str]) -> set[str]:
     """The package modules that ``name`` imports anywhere in its file."""
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package[: len(package) - node.level + 1]
-            elif node.module and node.module.split(".")[0] == "inspect_empathy":
-                base = []
-            else:
+            module = imported_from(package, node)
+            if module is None:
                 continue
-            module = ".".join([*base, *(node.module or "").split(".")]).strip(".")
-            module = module.removeprefix("inspect_empathy").strip(".")
             for alias in node.names:
                 child = f"{module}.{alias.name}".strip(".")
                 found.add(child if child in known else module)

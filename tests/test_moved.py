@@ -7,14 +7,11 @@ import importlib.util
 import pickle
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from test_layers import modules
 
-import inspect_empathy
 from inspect_empathy import _moved
-
-PACKAGE = Path(inspect_empathy.__file__).parent
 
 FLAT_LAYOUT = """
 _answer _compat _file_kind _geval _judge_call _providers _registry _resample _rubric _samples
@@ -31,14 +28,7 @@ loaders.jsonl loaders.raters loaders.spec loaders.tabular loaders.transcript loa
 
 
 def current_modules() -> set[str]:
-    found = set()
-    for path in PACKAGE.rglob("*.py"):
-        parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        if parts:
-            found.add(".".join(parts))
-    return found
+    return set(modules()) - {""}
 
 
 @pytest.mark.parametrize("old", FLAT_LAYOUT)

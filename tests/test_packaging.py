@@ -17,6 +17,8 @@ assert "{{Dialog}}" in rubric_template()
 from inspect_empathy.compare.templating import environment  # the report's templates ship
 for name in ("report.html.j2", "report.md.j2", "report.css"):
     assert environment().get_template(name).filename.startswith(sys.argv[1]), name
+from inspect_empathy.cli.published import bundled_specs  # the published specs ship
+assert str(bundled_specs()).startswith(sys.argv[1]), bundled_specs()
 print("ok", len(dataset))
 """
 

@@ -306,6 +306,8 @@ def test_judge_mode_modules_import_no_numpy_scipy_pandas_at_module_level(module:
     # imported where the metrics and the comparison use them, not on this path
     import ast
 
+    from test_layers import imported_from
+
     import inspect_empathy
 
     tree = ast.parse((Path(inspect_empathy.__file__).parent / module).read_text("utf-8"))
@@ -317,9 +319,7 @@ def test_judge_mode_modules_import_no_numpy_scipy_pandas_at_module_level(module:
         elif isinstance(node, ast.ImportFrom):
             if node.level == 0 and (node.module or "").split(".")[0] in heavy:
                 found.append(node.module)
-            package = Path(module).parent.parts
-            base = package[: len(package) - node.level + 1] if node.level else ()
-            target = ".".join([*base, *(node.module or "").split(".")]).strip(".")
+            target = imported_from(Path(module).parent.parts, node)
             if node.level and target in ("stats.metrics", "compare"):
                 found.append(target)  # both import numpy at module level
     assert found == [], found

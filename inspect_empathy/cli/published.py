@@ -45,11 +45,9 @@ def add_reproduce(commands: argparse._SubParsersAction) -> None:
 def bundled_specs() -> Path | None:
     """The folder of the spec folders shipped with the package (a wheel's
     ``inspect_empathy/_bundled/specs``, a checkout's ``datasets/specs``), if there is one."""
-    from importlib.resources import files
+    from ..dataset._dataset import bundled_places
 
-    installed = Path(str(files("inspect_empathy"))) / "_bundled" / "specs"
-    checkout = Path(__file__).resolve().parents[2] / "datasets" / "specs"
-    return next((p for p in (installed, checkout) if p.is_dir()), None)
+    return next((p for p in bundled_places("specs") if p.is_dir()), None)
 
 
 def spec_files(sources: list[str]) -> list[Path]:

@@ -59,13 +59,19 @@ OnInvalid = Literal["fail", "skip"]
 ON_INVALID = ("fail", "skip")
 
 
+def bundled_places(name: str) -> tuple[Path, Path]:
+    """Where a file or folder of ``datasets/`` ships: in a wheel install
+    (``inspect_empathy/_bundled/<name>``), then in a source checkout (``datasets/<name>``)."""
+    installed = Path(str(files("inspect_empathy"))) / "_bundled" / name
+    checkout = Path(__file__).resolve().parents[2] / "datasets" / name
+    return installed, checkout
+
+
 def bundled_path(name: str) -> Path:
     """Path of a bundled dataset, in a wheel install or in a source checkout."""
     if name not in BUNDLED:
         raise DatasetError(f"no bundled dataset {name!r} (bundled: {', '.join(BUNDLED)})")
-    filename = BUNDLED[name]
-    installed = Path(str(files("inspect_empathy"))) / "_bundled" / filename
-    checkout = Path(__file__).resolve().parents[2] / "datasets" / filename
+    installed, checkout = bundled_places(BUNDLED[name])
     for path in (installed, checkout):
         if path.is_file():
             return path
