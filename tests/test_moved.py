@@ -9,6 +9,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_layers import modules
 
 from inspect_empathy import _moved
@@ -168,3 +170,36 @@ def test_an_old_deep_import_works_in_a_fresh_process() -> None:
         "assert inspect_empathy.dataset.problem_report\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+SEGMENTS = sorted(
+    {part for name in FLAT_LAYOUT for part in name.split(".")}
+    | {part for name in modules() for part in name.split(".") if part}
+)
+
+
+IDENTIFIERS = st.from_regex(r"[a-z_][a-z0-9_]{0,8}", fullmatch=True)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(SEGMENTS), IDENTIFIERS), min_size=1, max_size=3))
+def test_the_finder_answers_only_for_an_old_path_whose_module_exists(parts: list[str]) -> None:
+    """Over generated paths below the package: a spec only where the first part moved and the
+    module it moved to exists; never for a path that exists as it is."""
+    import importlib.util
+
+    name = ".".join(["inspect_empathy", *parts])
+    new = _moved.new_path(name)
+    if parts[0] not in _moved.MOVED:
+        assert new is None
+    try:
+        spec = _moved._Finder().find_spec(name)
+    except ModuleNotFoundError:
+        return  # below a module that is no package: Python says so, as it did before
+    if spec is None:
+        return
+    assert new is not None and ".".join(parts) not in modules()
+    if isinstance(new, str):
+        assert importlib.util.find_spec(new) is not None
+    else:
+        assert len(parts) == 1
