@@ -2,21 +2,19 @@
 
 A completion carries a score only when every condition of a known-good answer holds:
 
-1. **the stop**: it ended on its own (a stop reason in `_providers.FINISHED_STOPS`), or the
-   output bound cut it (then only a closed, labelled verdict is read: `parse_score` with
-   ``cut``); any other stop, Inspect's ``unknown`` included, leaves it unscored, naming the stop;
+1. **the stop**: it ended on its own (a stop reason in `_providers.FINISHED_STOPS`); an
+   answer the output bound cut is never read (what follows a cut can change the verdict),
+   and any other stop, Inspect's ``unknown`` included, leaves it unscored, naming the stop;
 2. **the answer region**: the text after every form of reasoning the services produce
    (reasoning content blocks, whole and half-open reasoning tags, `REASONING_TAGS`), and the
-   logprob tokens of that region, located from the output's end (`score_token_index`);
-3. **the verdict** inside that region: a bare answer, a labelled score or a score key
-   (`parse_score`); a lone number in prose is none.
+   tokens that spell it (`score_token_index`);
+3. **the verdict** inside that region: one verdict or none (`parse_score`).
 
 Each refusal raises `NoAnswer` (a `ScoreParseError`) that names its reason.
 """
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -79,6 +77,18 @@ REASONING_TAGS: tuple[tuple[str, str, str], ...] = (
         "the output's start",
     ),
     (
+        r"<\|channel>\s*thought",
+        r"<channel\|>",
+        "Gemma 4 thinking (its chat template: the thought channel <|channel>thought ... "
+        "<channel|> before the answer)",
+    ),
+    (
+        r"Here are my reasoning steps:",
+        r"\[BEGIN FINAL RESPONSE\]",
+        "Apriel thinking models (ServiceNow; vllm/reasoning/apriel_reasoning_parser.py): "
+        "reasoning, then the answer between [BEGIN FINAL RESPONSE] and [END FINAL RESPONSE]",
+    ),
+    (
         r"<reasoning>",
         r"</reasoning>",
         "models trained with the GRPO recipes' format (<reasoning>...</reasoning> then "
@@ -94,7 +104,8 @@ _CLOSING = re.compile("|".join(f"(?:{c})" for _, c, _ in REASONING_TAGS), re.IGN
 _CLOSING_BYTES = re.compile(_CLOSING.pattern.encode("utf-8"), re.IGNORECASE)
 _WRAPPERS = re.compile(
     r"<\|(?:begin_of_solution|end_of_solution|return|end|start|START_RESPONSE|END_RESPONSE"
-    r"|START_TEXT|END_TEXT|begin_of_box|end_of_box)\|>|<answer>|</answer>",
+    r"|START_TEXT|END_TEXT|begin_of_box|end_of_box)\|>|<answer>|</answer>"
+    r"|\[END FINAL RESPONSE\]",
     re.IGNORECASE,
 )
 """Markers around an answer (Bespoke-Stratos' solution tags; harmony's ``<|return|>``;
@@ -117,11 +128,9 @@ class Answer:
     around an answer (`_WRAPPERS`) blanked: what the verdict is read from."""
     written: str
     """The same region as written (markers kept, same length): what the tokens spell."""
-    cut: bool
-    """The output bound stopped it (stop reason ``max_tokens``)."""
     tokens: list[Logprob] | None
-    """The completion's logprob tokens (all of them: `score_token_index` locates the
-    region among them from the end), or None when it has none."""
+    """The completion's logprob tokens (all of them: `score_token_index` finds the ones
+    that spell the region), or None when it has none."""
 
 
 def choice_text(choice: ChatCompletionChoice) -> str:
@@ -155,8 +164,14 @@ def stop_problem(choice: ChatCompletionChoice) -> str | None:
     content = choice.message.content if choice.message is not None else None
     if isinstance(content, list) and any(getattr(c, "refusal", None) for c in content):
         return "the judge refused (the provider's refusal field)" + _shown(text)
-    if stop in FINISHED_STOPS or stop == "max_tokens":
+    if stop in FINISHED_STOPS:
         return None
+    if stop == "max_tokens":
+        return (
+            "cut off by max_tokens (what follows a cut can change the verdict, so a cut answer "
+            "is never read; reasoning models spend the bound on reasoning): raise --max-tokens"
+            + _shown(text)
+        )
     why = (
         " (a stop Inspect could not map: the service's error, its context window reached, "
         "or another stop it gave no reason for)"
@@ -165,7 +180,7 @@ def stop_problem(choice: ChatCompletionChoice) -> str | None:
     )
     return (
         f"the judge's output did not finish (stop reason {stop!r}{why}): only "
-        f"{', '.join(FINISHED_STOPS)} or a closed verdict cut by max_tokens is read" + _shown(text)
+        f"{', '.join(FINISHED_STOPS)} is read" + _shown(text)
     )
 
 
@@ -188,12 +203,11 @@ def answer_region(text: str) -> str:
 
 def read_answer(choice: ChatCompletionChoice, cot: bool) -> Answer:
     """The answer region of a completion that may carry a score, or `NoAnswer` naming why
-    it cannot: its stop (`stop_problem`), a reasoned answer cut before its score, nothing
-    after the reasoning, or an output that ends inside reasoning."""
+    it cannot: its stop (`stop_problem`), nothing after the reasoning, or an output that
+    ends inside reasoning."""
     problem = stop_problem(choice)
     if problem:
         raise NoAnswer(problem)
-    cut = choice.stop_reason == "max_tokens"
     message = choice.message
     content = message.content if message is not None else ""
     if isinstance(content, list):
@@ -208,26 +222,16 @@ def read_answer(choice: ChatCompletionChoice, cot: bool) -> Answer:
         reasoned = False
     written = answer_region(text)
     region = _WRAPPERS.sub(lambda m: " " * len(m.group()), written)
-    if cut and cot:
-        raise NoAnswer("cut off by max_tokens before the score (stop reason max_tokens)")
-    if not region.strip():
-        if cut:
-            where = "any output" if not text.strip() else "any answer after its reasoning"
-            raise NoAnswer(
-                f"cut off by max_tokens before {where} (reasoning models spend the bound "
-                "on reasoning: raise --max-tokens)"
-            )
-        if reasoned or written != text:
-            raise NoAnswer("no answer after the reasoning")
+    if not region.strip() and (reasoned or written != text):
+        raise NoAnswer("no answer after the reasoning")
     logprobs = choice.logprobs
     tokens = list(logprobs.content) if logprobs is not None and logprobs.content else None
-    return Answer(text=region, written=written, cut=cut, tokens=tokens)
+    return Answer(text=region, written=written, tokens=tokens)
 
 
 def verdict(answer: Answer, cot: bool) -> ScoreMatch:
-    """The score of an answer region: `parse_score`, with a cut answer read only as a
-    closed, labelled verdict."""
-    return parse_score(answer.text, cot, cut=answer.cut)
+    """The one verdict of an answer region (`parse_score`)."""
+    return parse_score(answer.text, cot)
 
 
 # -- logprob tokens ----------------------------------------------------------------------
@@ -285,12 +289,10 @@ def token_bytes(token: Logprob) -> bytes:
     return token.token.translate(_BPE_SPACES).encode("utf-8", "surrogatepass")
 
 
-def _covering(lengths: list[int], position: int) -> int | None:
-    offset = 0
-    for index, length in enumerate(lengths):
-        if offset <= position < offset + length:
+def _covering(spans: dict[int, tuple[int, int]], position: int) -> int | None:
+    for index, (start, end) in spans.items():
+        if start <= position < end:
             return index
-        offset += length
     return None
 
 
@@ -302,137 +304,91 @@ def answer_tokens_start(tokens: list[Logprob]) -> int:
     return closings[-1].end() if closings else 0
 
 
-def score_token_index(tokens: list[Logprob], text: str, match: ScoreMatch) -> int:
-    """Index of the token that wrote the parsed score of the answer region ``text``.
+_SPACE = re.compile(rb"\s+")
 
-    The answer is the last part of the output, so the region is located from the tokens'
-    end, after any reasoning among them (SGLang and vLLM return the reasoning's tokens in
-    the logprobs while the text holds only the answer): the tokens' bytes must end with the
-    region's (white space at either end aside). Where the tokens do not spell it (providers
-    that return U+FFFD or escapes for split characters), the region is aligned from the end
-    by matching runs of bytes after the last reasoning tag, accepted only where the runs
-    cover every ASCII byte from the score to the end and the score's byte falls inside one.
-    Raises `LogprobsMissing` with the reason when no token can be shown to be the score's.
+
+def _spell(chunks: list[tuple[int, bytes]], target: bytes) -> dict[int, tuple[int, int]] | None:
+    """Which tokens spell ``target`` (white space aside), read in the order given: each
+    token that spells the next bytes takes them; one that spells nothing there is skipped
+    (a special or end token of any name); `U+FFFD` pieces stand for the non-ASCII bytes up
+    to the next token that spells. Returns each spelling token's span in ``target``, or None
+    when the tokens do not spell all of it."""
+    spans: dict[int, tuple[int, int]] = {}
+    at = 0
+    pending: list[int] = []
+    for index, chunk in chunks:
+        if not chunk:
+            continue
+        if target.startswith(chunk, at):
+            pending = []  # pieces before a token that spells here stood for nothing
+            spans[index] = (at, at + len(chunk))
+            at += len(chunk)
+        elif not chunk.replace(_REPLACEMENT, b"").replace(_REPLACEMENT[::-1], b""):
+            pending.append(index)
+        elif pending:
+            reach = min(len(target), at + 4 * len(pending))
+            to = next(
+                (
+                    q
+                    for q in range(at + 1, reach + 1)
+                    if target[q - 1] >= 0x80 and target.startswith(chunk, q)
+                ),
+                None,
+            )
+            if to is None or any(b < 0x80 for b in target[at:to]):
+                continue
+            for piece in pending:
+                spans[piece] = (at, to)
+            pending = []
+            spans[index] = (to, to + len(chunk))
+            at = to + len(chunk)
+        if at == len(target) and not pending:
+            break
+    if pending and 0 < len(target) - at <= 4 * len(pending) and min(target[at:]) >= 0x80:
+        for piece in pending:
+            spans[piece] = (at, len(target))
+        at = len(target)
+    return spans if at == len(target) else None
+
+
+def score_token_index(tokens: list[Logprob], text: str, match: ScoreMatch) -> int:
+    """Index of the token that wrote the verdict of the answer region ``text``.
+
+    The verdict's characters are mapped to the token that wrote them by spelling the region
+    with the tokens after the last reasoning tag among them (`_spell`, white space aside),
+    read forwards and backwards: tokens that spell nothing in the text (special and end
+    tokens, whatever their names) are skipped wherever they stand. The two readings must
+    give the same token (else the tokens hold the answer twice, as untagged reasoning
+    would), and it must be the score digit alone. Raises `LogprobsMissing` with the reason.
     """
-    tokens = _without_end_markers(tokens, text)
-    chunks = [token_bytes(t) for t in tokens]
-    lengths = [len(c) for c in chunks]
-    joined = b"".join(chunks)
-    region = text.encode("utf-8", "surrogatepass")
-    score_at = len(text[: match.start].encode("utf-8", "surrogatepass"))
     begin = answer_tokens_start(tokens)
-    unspelled = _unspelled_end(joined, region)
-    if unspelled and score_at < len(unspelled[1]) and begin <= len(unspelled[0]):
-        joined, region = unspelled
-    body = region.strip()
-    lead = len(region) - len(region.lstrip())
-    tail = joined.rstrip()
-    index: int | None
-    if body and tail[begin:].endswith(body):
-        index = _covering(lengths, len(tail) - len(body) + score_at - lead)
-    else:
-        index = _aligned_from_end(joined, begin, region, score_at, lengths)
-    if index is None:
-        raise LogprobsMissing("no logprob token covers the score")
-    if token_score(tokens[index].token) != match.score:
+    chunks: list[tuple[int, bytes]] = []
+    offset = 0
+    for index, token in enumerate(tokens):
+        raw = token_bytes(token)
+        kept = raw[max(0, begin - offset) :]
+        offset += len(raw)
+        chunks.append((index, _SPACE.sub(b"", kept)))
+    written = text.encode("utf-8", "surrogatepass")
+    score_at = len(text[: match.start].encode("utf-8", "surrogatepass"))
+    score_at = len(_SPACE.sub(b"", written[:score_at]))
+    target = _SPACE.sub(b"", written)
+    forward = _spell(chunks, target)
+    backward = _spell([(i, c[::-1]) for i, c in reversed(chunks)], target[::-1])
+    if forward is None or backward is None:
+        raise LogprobsMissing("the judge's tokens do not spell its answer")
+    mirrored = len(target) - 1 - score_at
+    first, last = _covering(forward, score_at), _covering(backward, mirrored)
+    if first is None or first != last:
         raise LogprobsMissing(
-            f"the token at the score, {tokens[index].token!r}, is not the score digit alone"
+            "the judge's tokens spell its answer in more than one place: which token wrote "
+            "the score cannot be told"
         )
-    return index
+    if token_score(tokens[first].token) != match.score:
+        raise LogprobsMissing(
+            f"the token at the score, {tokens[first].token!r}, is not the score digit alone"
+        )
+    return first
 
 
 _REPLACEMENT = "\ufffd".encode()
-
-
-def _unspelled_end(joined: bytes, region: bytes) -> tuple[bytes, bytes] | None:
-    """The tokens' bytes and the region's without their unspelled end: U+FFFD pieces at the
-    tokens' end that stand for the region's last characters, all non-ASCII (``4分`` with
-    ``分`` split into pieces a server shows as U+FFFD, at most one a byte). None when the
-    tokens do not end so."""
-    shown = joined.rstrip()
-    pieces = 0
-    while shown.endswith(_REPLACEMENT):
-        shown = shown[: -len(_REPLACEMENT)].rstrip()
-        pieces += 1
-    kept = region.rstrip()
-    while kept and kept[-1] >= 0x80:
-        kept = kept[:-1]
-    dropped = len(region.rstrip()) - len(kept)
-    if not pieces or not dropped or pieces > dropped:
-        return None
-    return shown, kept
-
-
-_END_MARKER = re.compile(
-    r"<\|[A-Za-z_]{1,30}\|>|<｜[^｜]{1,30}｜>|</s>|<eos>|<end_of_turn>|<\|end\|>"
-)
-"""A special token's string (``<|im_end|>``, ``<|eot_id|>``, ``</s>``, ``<end_of_turn>``,
-harmony's ``<|return|>``, DeepSeek's ``<｜end▁of▁sentence｜>``): servers that return special
-tokens in the logprobs (llama.cpp, vLLM with ``skip_special_tokens`` off, the harmony tokens
-of gpt-oss) list the end of turn after the answer, which the text leaves out."""
-
-
-def _without_end_markers(tokens: list[Logprob], text: str) -> list[Logprob]:
-    """The tokens without the special tokens that close them (`_END_MARKER`), where the text
-    does not end with them: they are no part of the answer."""
-    end = len(tokens)
-    written = text.rstrip()
-    while end and _END_MARKER.fullmatch(tokens[end - 1].token.strip()):
-        if written.endswith(tokens[end - 1].token.strip()):
-            break
-        end -= 1
-    return tokens[:end]
-
-
-def _aligned_from_end(
-    joined: bytes, begin: int, region: bytes, score_at: int, lengths: list[int]
-) -> int | None:
-    """`_aligned_in` the tokens' last bytes, then more of them: the answer is the tokens'
-    end, so a longer run elsewhere (the answer drafted in the reasoning before it) is never
-    preferred to the runs at the end."""
-    size = max(len(region), 1)
-    while True:
-        start = max(begin, len(joined) - size)
-        try:
-            return _aligned_in(joined, start, region, score_at, lengths)
-        except LogprobsMissing:
-            if start == begin:
-                raise
-        size *= 2
-
-
-def _non_ascii(byte: int) -> bool:
-    return byte >= 0x80
-
-
-def _aligned_in(
-    joined: bytes, begin: int, region: bytes, score_at: int, lengths: list[int]
-) -> int | None:
-    after = joined[begin:]
-    # a non-ASCII byte never seeds a run (U+FFFD pieces share their first byte with CJK
-    # punctuation): runs start on ASCII and extend over non-ASCII bytes that match
-    matcher = difflib.SequenceMatcher(_non_ascii, after[::-1], region[::-1], autojunk=False)
-    blocks = [
-        (len(after) - a - size, len(region) - b - size, size)
-        for a, b, size in matcher.get_matching_blocks()
-        if size
-    ]
-    covered = set()
-    found: int | None = None
-    for a, b, size in blocks:
-        covered.update(range(b, b + size))
-        if b <= score_at < b + size:
-            found = begin + a + score_at - b
-    stripped_end = len(region.rstrip())
-    if found is None or any(
-        i not in covered for i in range(score_at, stripped_end) if region[i] < 0x80
-    ):
-        raise LogprobsMissing(
-            "the judge's tokens do not spell its answer and cannot be aligned at the score"
-        )
-    last_a = max(a + size for a, _, size in blocks)
-    if after[last_a:].strip():
-        raise LogprobsMissing(
-            "the judge's tokens go on past its answer: they cannot be aligned at the score"
-        )
-    return _covering(lengths, found)

@@ -47,12 +47,20 @@ SHORT_LIST = 0.1
 """A logprobs score whose listed alternatives leave more of the probability than this
 unlisted (a short list: one entry at p = 0.6 leaves 0.4) is flagged ``short_list``: the
 tokens left out may be scores, and the weighted score cannot see them."""
-MIN_PARSED = 0.5
-"""Default minimum share of the requested completions that must hold a valid score."""
+MAX_SHIFT = 0.25
+"""The most that the unreadable answers of a ``samples`` score could move it, at worst, on
+the 1-5 scale: each could have said 1 or 5, so u unreadable out of n move the mean by at
+most 4u/n (`unread_shift`)."""
+MIN_PARSED = 1 - MAX_SHIFT / 4
+"""Default least share of the answers drawn that must hold a valid score (15 of 16; 19 of
+20): the share at which `MAX_SHIFT` holds."""
 _MAX_LOGPROB = 1e-3
 _MAX_TOTAL_EXCESS = 0.01
 """How far above 1 the probabilities listed at one position may add up (providers round
 each logprob) before the list is malformed."""
+ASKED_AGAIN = "empathy_asked_again"
+"""ModelOutput metadata of a call sent again with room to finish (`_judge_call._generate`):
+the first bound, the second, and how many of the first call's answers it cut."""
 SAMPLING_KEY = "empathy_sampling"
 """ModelOutput metadata of a sequential draw (`_judge_call.draw_sequentially`): answers
 drawn, calls, the posterior SD of the weighted score, why drawing stopped."""
@@ -219,6 +227,12 @@ def sampled_scores(choices: list[ChatCompletionChoice], cot: bool) -> list[int]:
     return _read_samples(choices, cot)[0]
 
 
+def unread_shift(read: int, drawn: int) -> float:
+    """The most the unreadable answers could move a mean of ``read`` answers of ``drawn``,
+    on the 1-5 scale (each unreadable one could have said 1 or 5)."""
+    return 4 * (drawn - read) / drawn if drawn else float("inf")
+
+
 def judge_samples(
     choices: list[ChatCompletionChoice],
     cot: bool,
@@ -226,12 +240,13 @@ def judge_samples(
     min_parsed: float = MIN_PARSED,
     sampling: dict[str, Any] | None = None,
 ) -> Judgement:
-    """G-Eval score estimated from n sampled completions: the mean of parsed scores.
+    """G-Eval score estimated from n sampled completions: the mean of the valid scores.
 
-    Unscored when fewer than ``min_parsed`` of the ``n`` requested completions hold a
-    valid score; a score from fewer than all ``n`` is marked ``partial``. ``sampling``:
-    a sequential draw stopped by its rule (``drawn`` answers, their ``posterior_sd``):
-    ``n`` is then the number drawn, and the draw is recorded in the details.
+    Scored only where the share of the ``n`` that hold a valid score is at least
+    ``min_parsed`` (by default, where the unreadable ones could not move the mean by more
+    than `MAX_SHIFT`); the share read is in the details. ``sampling``: a sequential draw
+    stopped by its rule (``drawn`` answers, their ``posterior_sd``): ``n`` is then the
+    number drawn, and the draw is recorded in the details.
     """
     if sampling is not None:
         n = min(n, int(sampling.get("drawn", n)))
@@ -241,6 +256,7 @@ def judge_samples(
         "n_requested": n,
         "n_received": len(texts),
         "n_parsed": len(parsed),
+        "share_read": round(len(parsed) / n, 4) if n else 0.0,
         "scores": parsed,
     }
     if sampling is not None:
@@ -255,11 +271,15 @@ def judge_samples(
         if len(set(failures)) == 1:
             reason += f": {failures[0]}"  # one reason for all (a refusal, a cut, the context)
         return Judgement(None, "samples", raw, reason=reason, details=details)
-    if len(parsed) < min_parsed * n:
+    if len(parsed) < min_parsed * n - 1e-9:
+        shift = unread_shift(len(parsed), n)
         reason = (
-            f"only {len(parsed)} of {n} completions held a valid score "
-            f"(at least {min_parsed:.0%} needed)"
+            f"only {len(parsed)} of {n} completions held a valid score: the other "
+            f"{n - len(parsed)} could move the mean by up to {shift:.2f} (at least "
+            f"{min_parsed:.1%} must be read)"
         )
+        if failures:
+            reason += f"; first unread: {failures[0]}"
         return Judgement(None, "samples", raw, reason=reason, details=details)
     distribution = {k: parsed.count(k) / len(parsed) for k in SCORES}
     return Judgement(
@@ -291,6 +311,27 @@ def judge_output(
     if not choices:
         reason = output.error or "the judge returned no completion"
         return Judgement(None, method, "", reason=reason)
+    judgement = _judge_choices(
+        output, choices, method, completions, cot, low_mass, min_parsed, no_logprobs,
+        certain_if_dropped,
+    )  # fmt: skip
+    asked = (output.metadata or {}).get(ASKED_AGAIN)
+    if asked:
+        judgement.details["asked_again"] = asked
+    return judgement
+
+
+def _judge_choices(
+    output: ModelOutput,
+    choices: list[ChatCompletionChoice],
+    method: Method,
+    completions: int,
+    cot: bool,
+    low_mass: str,
+    min_parsed: float,
+    no_logprobs: str | None,
+    certain_if_dropped: bool,
+) -> Judgement:
     if method == "samples":
         sampling = (output.metadata or {}).get(SAMPLING_KEY)
         return judge_samples(choices, cot, completions, min_parsed, sampling)

@@ -19,7 +19,17 @@ from typing import Any
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput
 from inspect_ai.util import collect
 
-from ._geval import SAMPLING_KEY, Method, add_usage, method_config, sampled_scores
+from ._geval import (
+    ASKED_AGAIN,
+    MAX_SHIFT,
+    MAX_TOKENS_COT,
+    SAMPLING_KEY,
+    Method,
+    add_usage,
+    method_config,
+    sampled_scores,
+    unread_shift,
+)
 from ._providers import (
     EFFORT_BUDGETS,
     THINKING_ROOM,
@@ -75,6 +85,9 @@ class JudgeRequest:
     """Completions asked for in one call (``samples``)."""
     bound: int | None
     """The output bound sent."""
+    again: int | None
+    """The bound of the one call sent again where an answer was cut (`_generate`); None
+    where the user set the bound."""
     no_logprobs: str | None
     """Why logprobs are not asked for, where they are not."""
     unanswerable: str | None
@@ -210,6 +223,7 @@ def plan_request(
         config=config,
         per_call=per_call,
         bound=bound,
+        again=None if "max_tokens" in user else max(4 * bound, MAX_TOKENS_COT + room),
         no_logprobs=no_logprobs,
         unanswerable=unanswerable,
         precision=precision,
@@ -275,7 +289,7 @@ async def ask_judge(
         try:
             if request.sequential:
                 return await draw_sequentially(model, prompt, request), request
-            output = await _generate(model, prompt, request.config, request.bound)
+            output = await _generate(model, prompt, request.config, request.bound, request.again)
             if method == "samples" and output.choices and len(output.choices) < completions:
                 output = await complete_choices(model, prompt, output, request)
             return output, request
@@ -325,6 +339,7 @@ async def draw_sequentially(
     seed = request.config.seed
     output: ModelOutput | None = None
     sd = float("inf")
+    asked = 0
     while len(choices) < request.completions:
         sizes = round_sizes(len(choices), request.per_call, request.completions)
         configs = []
@@ -335,7 +350,7 @@ async def draw_sequentially(
                 update["seed"] = seed + calls - 1
             configs.append(request.config.model_copy(update=update))
         outputs = await collect(
-            *[_generate(model, prompt, c, request.bound, single=True) for c in configs]
+            *[_generate(model, prompt, c, request.bound, request.again, True) for c in configs]
         )
         output = output or outputs[0]
         added = [choice for more in outputs for choice in more.choices]
@@ -344,14 +359,15 @@ async def draw_sequentially(
         if not added:
             break
         choices.extend(added)
+        asked += sum(ASKED_AGAIN in (more.metadata or {}) for more in outputs)
         scores = sampled_scores(choices, request.cot)
         sd = posterior_sd(scores) if scores else float("inf")
-        if sd <= request.precision:
+        if sd <= request.precision and unread_shift(len(scores), len(choices)) <= MAX_SHIFT:
             break
     assert output is not None
     stopped = "precision" if sd <= request.precision else "ceiling"
-    sampling = {"drawn": len(choices), "calls": calls, "posterior_sd": round(sd, 4),
-                "stopped": stopped}  # fmt: skip
+    sampling = {"drawn": len(choices), "calls": calls + asked, "posterior_sd": round(sd, 4),
+                "stopped": stopped, "asked_again": asked}  # fmt: skip
     metadata = {**(output.metadata or {}), SAMPLING_KEY: sampling}
     return output.model_copy(update={"choices": choices, "usage": usage, "metadata": metadata})
 
@@ -394,7 +410,7 @@ async def complete_choices(
             if seed is not None:
                 update["seed"] = seed + calls
             config = request.config.model_copy(update=update)
-            requests.append(_generate(model, prompt, config, request.bound, single=True))
+            requests.append(_generate(model, prompt, config, request.bound, request.again, True))
         try:
             outputs = await collect(*requests)
         except Exception as ex:
@@ -416,12 +432,16 @@ async def _generate(
     prompt: list[ChatMessage],
     config: GenerateConfig,
     bound: int | None,
+    again: int | None = None,
     single: bool = False,
 ) -> ModelOutput:
     """One call; answers that used the whole bound are marked cut (stop ``max_tokens``).
 
-    ``single``: a top-up call, sent again one completion at a time if the service
-    refuses its ``n``.
+    A call any of whose answers was cut is sent once more, whole, with the bound ``again``
+    (what follows a cut can change the verdict, so a cut answer is never read; asking the
+    whole call again keeps the answers an unbiased draw); both calls' usage is counted and
+    the output's metadata says so (`ASKED_AGAIN`). ``single``: a top-up call, sent again
+    one completion at a time if the service refuses its ``n``.
     """
     try:
         output = await model.generate(prompt, config=config)
@@ -435,7 +455,10 @@ async def _generate(
         one = config.model_copy(update={"num_choices": None})
         seeds = [None if config.seed is None else config.seed + 1000 * i for i in range(n)]
         outputs = await collect(
-            *[_generate(model, prompt, one.model_copy(update={"seed": s}), bound) for s in seeds]
+            *[
+                _generate(model, prompt, one.model_copy(update={"seed": s}), bound, again)
+                for s in seeds
+            ]
         )
         merged = outputs[0]
         for more in outputs[1:]:
@@ -446,7 +469,24 @@ async def _generate(
                 }
             )
         return merged
-    return mark_cut(output, bound, judge_traits(model).reports_stop)
+    reports_stop = judge_traits(model).reports_stop
+    output = mark_cut(output, bound, reports_stop)
+    if again is None or bound is None or again <= bound or not _any_cut(output):
+        return output
+    retry = await model.generate(prompt, config=config.model_copy(update={"max_tokens": again}))
+    retry = mark_cut(retry, again, reports_stop)
+    asked = {"max_tokens": bound, "again": again, "cut": sum(map(_cut, output.choices))}
+    metadata = {**(retry.metadata or {}), ASKED_AGAIN: asked}
+    return retry.model_copy(update={"usage": add_usage(output.usage, retry.usage),
+                                    "metadata": metadata})  # fmt: skip
+
+
+def _cut(choice: Any) -> bool:
+    return choice.stop_reason == "max_tokens"
+
+
+def _any_cut(output: ModelOutput) -> bool:
+    return any(map(_cut, output.choices))
 
 
 def mark_cut(output: ModelOutput, bound: int | None, reports_stop: bool = True) -> ModelOutput:
