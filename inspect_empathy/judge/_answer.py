@@ -128,6 +128,9 @@ class Answer:
     around an answer (`_WRAPPERS`) blanked: what the verdict is read from."""
     written: str
     """The same region as written (markers kept, same length): what the tokens spell."""
+    reasoning: str
+    """Reasoning the service returned apart from the text (reasoning content blocks), which
+    its tokens may spell ahead of the answer (SGLang, vLLM)."""
     tokens: list[Logprob] | None
     """The completion's logprob tokens (all of them: `score_token_index` finds the ones
     that spell the region), or None when it has none."""
@@ -217,16 +220,18 @@ def read_answer(choice: ChatCompletionChoice, cot: bool) -> Answer:
         )
         text = "\n".join(c.text for c in content[last + 1 :] if isinstance(c, ContentText))
         reasoned = last >= 0
+        reasoning = "".join(c.reasoning for c in content if isinstance(c, ContentReasoning))
     else:
         text = content
         reasoned = False
+        reasoning = ""
     written = answer_region(text)
     region = _WRAPPERS.sub(lambda m: " " * len(m.group()), written)
     if not region.strip() and (reasoned or written != text):
         raise NoAnswer("no answer after the reasoning")
     logprobs = choice.logprobs
     tokens = list(logprobs.content) if logprobs is not None and logprobs.content else None
-    return Answer(text=region, written=written, tokens=tokens)
+    return Answer(text=region, written=written, reasoning=reasoning, tokens=tokens)
 
 
 def verdict(answer: Answer, cot: bool) -> ScoreMatch:
@@ -310,9 +315,9 @@ _SPACE = re.compile(rb"\s+")
 def _spell(chunks: list[tuple[int, bytes]], target: bytes) -> dict[int, tuple[int, int]] | None:
     """Which tokens spell ``target`` (white space aside), read in the order given: each
     token that spells the next bytes takes them; one that spells nothing there is skipped
-    (a special or end token of any name); `U+FFFD` pieces stand for the non-ASCII bytes up
-    to the next token that spells. Returns each spelling token's span in ``target``, or None
-    when the tokens do not spell all of it."""
+    (a special or end token of any name); `U+FFFD` pieces stand for the bytes up to the
+    next token that spells, one to four each. Returns each spelling token's span in
+    ``target``, or None when the tokens do not spell all of it."""
     spans: dict[int, tuple[int, int]] = {}
     at = 0
     pending: list[int] = []
@@ -326,16 +331,14 @@ def _spell(chunks: list[tuple[int, bytes]], target: bytes) -> dict[int, tuple[in
         elif not chunk.replace(_REPLACEMENT, b"").replace(_REPLACEMENT[::-1], b""):
             pending.append(index)
         elif pending:
+            # each piece stands for one to four bytes (a server's U+FFFD for bytes that do
+            # not decode alone): the run ends where the next spelling token fits
             reach = min(len(target), at + 4 * len(pending))
             to = next(
-                (
-                    q
-                    for q in range(at + 1, reach + 1)
-                    if target[q - 1] >= 0x80 and target.startswith(chunk, q)
-                ),
+                (q for q in range(at + 1, reach + 1) if target.startswith(chunk, q)),
                 None,
             )
-            if to is None or any(b < 0x80 for b in target[at:to]):
+            if to is None:
                 continue
             for piece in pending:
                 spans[piece] = (at, to)
@@ -344,51 +347,61 @@ def _spell(chunks: list[tuple[int, bytes]], target: bytes) -> dict[int, tuple[in
             at = to + len(chunk)
         if at == len(target) and not pending:
             break
-    if pending and 0 < len(target) - at <= 4 * len(pending) and min(target[at:]) >= 0x80:
+    if pending and 0 < len(target) - at <= 4 * len(pending):
         for piece in pending:
             spans[piece] = (at, len(target))
         at = len(target)
     return spans if at == len(target) else None
 
 
-def score_token_index(tokens: list[Logprob], text: str, match: ScoreMatch) -> int:
+def score_token_index(
+    tokens: list[Logprob], text: str, match: ScoreMatch, reasoning: str = ""
+) -> int:
     """Index of the token that wrote the verdict of the answer region ``text``.
 
     The verdict's characters are mapped to the token that wrote them by spelling the region
     with the tokens after the last reasoning tag among them (`_spell`, white space aside),
     read forwards and backwards: tokens that spell nothing in the text (special and end
     tokens, whatever their names) are skipped wherever they stand. The two readings must
-    give the same token (else the tokens hold the answer twice, as untagged reasoning
-    would), and it must be the score digit alone. Raises `LogprobsMissing` with the reason.
+    give the same token, else the tokens are spelled again as ``reasoning`` (returned apart
+    from the text, whose tokens some servers list) followed by the region. The token must
+    be the score digit alone. Raises `LogprobsMissing` with the reason.
     """
     begin = answer_tokens_start(tokens)
     chunks: list[tuple[int, bytes]] = []
     offset = 0
     for index, token in enumerate(tokens):
         raw = token_bytes(token)
-        kept = raw[max(0, begin - offset) :]
+        chunks.append((index, _SPACE.sub(b"", raw[max(0, begin - offset) :])))
         offset += len(raw)
-        chunks.append((index, _SPACE.sub(b"", kept)))
     written = text.encode("utf-8", "surrogatepass")
-    score_at = len(text[: match.start].encode("utf-8", "surrogatepass"))
-    score_at = len(_SPACE.sub(b"", written[:score_at]))
-    target = _SPACE.sub(b"", written)
+    score_at = len(_SPACE.sub(b"", written[: len(text[: match.start].encode("utf-8"))]))
+    found: int | None = None
+    for ahead in ("", reasoning) if reasoning else ("",):
+        lead = _SPACE.sub(b"", ahead.encode("utf-8", "surrogatepass"))
+        found = _spelled_at(chunks, lead + _SPACE.sub(b"", written), len(lead) + score_at)
+        if found is not None:
+            break
+    if found is None:
+        raise LogprobsMissing(
+            "the judge's tokens do not spell its answer once (missing, or spelled in more "
+            "than one place): which token wrote the score cannot be told"
+        )
+    if token_score(tokens[found].token) != match.score:
+        raise LogprobsMissing(
+            f"the token at the score, {tokens[found].token!r}, is not the score digit alone"
+        )
+    return found
+
+
+def _spelled_at(chunks: list[tuple[int, bytes]], target: bytes, at: int) -> int | None:
+    """The token at byte ``at`` of ``target`` where reading forwards and backwards agree."""
     forward = _spell(chunks, target)
     backward = _spell([(i, c[::-1]) for i, c in reversed(chunks)], target[::-1])
     if forward is None or backward is None:
-        raise LogprobsMissing("the judge's tokens do not spell its answer")
-    mirrored = len(target) - 1 - score_at
-    first, last = _covering(forward, score_at), _covering(backward, mirrored)
-    if first is None or first != last:
-        raise LogprobsMissing(
-            "the judge's tokens spell its answer in more than one place: which token wrote "
-            "the score cannot be told"
-        )
-    if token_score(tokens[first].token) != match.score:
-        raise LogprobsMissing(
-            f"the token at the score, {tokens[first].token!r}, is not the score digit alone"
-        )
-    return first
+        return None
+    first, last = _covering(forward, at), _covering(backward, len(target) - 1 - at)
+    return first if first is not None and first == last else None
 
 
 _REPLACEMENT = "\ufffd".encode()

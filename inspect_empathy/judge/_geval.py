@@ -151,7 +151,7 @@ def judge_logprobs(
     if not tokens:
         raise LogprobsMissing("the judge returned no logprobs")
     try:
-        index = score_token_index(tokens, text, match)
+        index = score_token_index(tokens, text, match, answer.reasoning)
     except LogprobsMissing:
         if certain_if_dropped and _dropped_at(tokens, text, match):
             return Judgement(

@@ -47,8 +47,10 @@ class _Candidate:
     word: bool
     verdict: bool
     """Written as a verdict: bare at its line's start, labelled, or ending its sentence."""
+    listed: bool
+    """A bare ``N.`` that continues a numbered list: the list's next item, or the verdict."""
     compared: bool
-    """Compared, not given (``>3``, ``at least 4``)."""
+    """Compared or approximate, not given (``>3``, ``at least 4``, ``around 4``)."""
 
 
 FULLWIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
@@ -60,7 +62,9 @@ _DASH = r"(?:-|–|—|‐|‑|to)"
 _NOT_ASCII_WORD = r"(?![A-Za-z0-9_]|\.\d)"
 _SCALE = re.compile(
     rf"\(\s*1\s*{_DASH}\s*5\s*\)"  # (1-5), (1 to 5)
-    rf"|(?<![\w.])1\s*{_DASH}\s*5{_NOT_ASCII_WORD}"  # 1-5, 1 to 5
+    rf"|\b(?:scale\s+(?:of\s+|from\s+)?|from\s+|between\s+)1\s*(?:{_DASH}|and)\s*5"
+    rf"{_NOT_ASCII_WORD}"  # a scale of 1-5, from 1 to 5
+    rf"|(?<![\w.])1\s*{_DASH}\s*5(?=[- ]+(?:point\s+)?scale)"  # a 1-5 scale
     rf"|(?<=\d)\s*/\s*5(?:\.0)?{_NOT_ASCII_WORD}"  # 4/5
     rf"|\bout\s+of\s+5(?:\.0)?{_NOT_ASCII_WORD}"  # 4 out of 5
     rf"|(?<=\d)(?:\s+of\s+|[ \t]+(?:sur|von|de|su|из|van)[ \t]+)5(?:\.0)?{_NOT_ASCII_WORD}",
@@ -77,11 +81,13 @@ _NUMBER = re.compile(
 """A number between ASCII letters and digits (CJK text may touch it: ``4分``), or a word."""
 _ENUMERATOR = re.compile(r"^\s*(?:[-•]\s*)?\d+[.)](?=\s|$)", re.MULTILINE)
 _ASPECT = re.compile(
-    r"\b(?:relevan\w*|tone(?:\s+matching)?|supportive\w*|understanding|constructive\w*"
-    r"|emotions?|steps?)(?:\s*\([^)]*\))?[\s/&,:=：\-]*\(?\s*$",
+    r"(?:(?:^|[,;.!?(]\s)\s*(?:[-•]\s*)?(?:relevan\w*|tone(?:\s+matching)?|supportive\w*"
+    r"|understanding|constructive\w*|emotions?)(?:\s*\([^)]*\))?\s*[:=：]"
+    r"|\bsteps?)\s*\(?\s*$",
     re.IGNORECASE,
 )
-"""The rubric's aspects and steps, right before a number (``Relevance: 5``, ``Step 2``)."""
+"""A sub-score labelled with one of the rubric's aspects (``Relevance: 5``, ``Tone
+Matching: 4``), or a step of the rubric (``Step 2``), right before a number."""
 _LABEL = re.compile(r"[^\W\d_][\w /&()'’,\-]{0,60}?\s*[:=：]\s*\(?\s*$")
 _SCORE_PHRASE = re.compile(
     r"(?:\b(?:score|rating|grade|verdict|answer)\s*(?:[-–—]\s*|is\s+|of\s+|would\s+be\s+)?"
@@ -104,7 +110,8 @@ _NOT_COUNTED = re.compile(
     r"|not|at|if|unless|in|with|overall|sur|von|de|su|из|van|so|then|here|now|too|instead"
     r"|is|was|would|should|could|might|may|will|can|must|means|needs?|requires?|seems?"
     r"|feels?|sounds?|fits?|looks?|works?|suits?|reflects?|captures?|matches|matches?"
-    r"|makes?|better|best|fair|fairer|right|seems|overall|feel|it|this|[分点點점星]",
+    r"|makes?|better|best|fair|fairer|right|seems|overall|feel|it|this|after|again|also|still"
+    r"|anyway|considering|[分点點점星]",
     re.IGNORECASE,
 )
 """Words after a number that do not make it a count (a score unit, a reason, a verb)."""
@@ -151,37 +158,66 @@ def clean_text(text: str) -> str:
     return _SCALE.sub(blank, _MARKUP.sub(blank, text.translate(FULLWIDTH_DIGITS)))
 
 
-def _set_aside(line: str, cot: bool, numbered: bool) -> int:
-    """Where candidates may begin on a line: after a list's numbering."""
-    item = _ENUMERATOR.match(line)
-    if item and (numbered or (cot and not line[item.end() :].strip())):
-        return item.end()
-    return 0
+def _numbering(lines: list[str]) -> list[int]:
+    """The numbers of a list's items (``1. Read the conversation``): lines that open with an
+    enumerator and go on; fewer than two are no list."""
+    items = []
+    for line in lines:
+        item = _ENUMERATOR.match(line)
+        if item and line[item.end() :].strip():
+            items.append(int(re.sub(r"\D", "", item.group())))
+    return items if len(items) >= 2 else []
+
+
+_PLURAL = re.compile(r"[^\W\d_]{2,}(?<![sui]s)(?<!'s)(?<!’s)s\b")
 
 
 def _counting(after: str) -> bool:
-    """A word follows the number that it counts (``2 exams``, ``5 more``, ``a 4-step``),
-    not a score's unit, reason or verb (``4 stars``, ``4 because``, ``a 5 feels right``)."""
+    """A number that counts what follows it: a compound (``a 4-step plan``), or a noun in
+    the plural within its next three words (``2 exams``, ``5 more turns``, ``3 concrete
+    steps``); not a score's unit, reason or verb (``4 stars``, ``4 because``, ``a 5 feels
+    right``, ``upgraded to 4 after all``)."""
+    word = _AFTER_WORD.match(after)
+    if not word or _NOT_COUNTED.fullmatch(word.group(word.lastindex or 1)):
+        return False
+    if word.group(2) or _QUANTITY.fullmatch(word.group(1) or ""):
+        return True
+    following = re.match(r"(?:[ \t]+[^\W\d_A-Z][\w’'-]*){1,3}", after)
+    return bool(following) and any(
+        _PLURAL.fullmatch(w) and not _NOT_COUNTED.fullmatch(w)
+        for w in following.group().split()
+    )
+
+
+def _worded(after: str) -> bool:
+    """A word follows the number that is none of a score's units, reasons or verbs (``a 5
+    minute break``): the number is no verdict, though it may be a candidate."""
     word = _AFTER_WORD.match(after)
     return bool(word) and not _NOT_COUNTED.fullmatch(word.group(word.lastindex or 1))
 
 
+_QUANTITY = re.compile(r"more|fewer|less|other|additional|extra|further|separate", re.I)
 _MID_SENTENCE = re.compile(r"[^\W\d_][^\s.!?;:]*[ \t]+$")
 """Before a number: a word of its own sentence (``It names 2 feelings``): a number opening
 its sentence (``5 feels right``) is read as a score."""
-_COMPARED = re.compile(r"(?:[<>≥≤~≈]|\bat\s+(?:least|most)|\babove|\bbelow)\s*$", re.I)
+_COMPARED = re.compile(
+    r"(?:[<>≥≤~≈]|\bat\s+(?:least|most)|\b(?:above|below|around|about|roughly|approximately"
+    r"|nearly|almost|over|under))\s*$",
+    re.IGNORECASE,
+)
 
 
-def _candidates(clean: str, text: str, cot: bool) -> tuple[list[_Candidate], bool]:
+def _candidates(clean: str, text: str) -> tuple[list[_Candidate], bool]:
     """Every number written as a score, in order; and whether sub-scores were set aside."""
     lines = clean.split("\n")
-    numbered = sum(1 for line in lines if _ENUMERATOR.match(line)) >= 2
+    numbering = _numbering(lines)
     found: list[_Candidate] = []
     aspects = False
     offset = 0
     above: str | None = None
     for line in lines:
-        begin = _set_aside(line, cot, numbered)
+        item = _ENUMERATOR.match(line)
+        begin = item.end() if item and numbering and line[item.end() :].strip() else 0
         for m in _NUMBER.finditer(line, begin):
             before, after = line[begin : m.start()], line[m.end() :]
             phrase = bool(_SCORE_PHRASE.search(before))
@@ -193,21 +229,24 @@ def _candidates(clean: str, text: str, cot: bool) -> tuple[list[_Candidate], boo
             )
             opens = bool(_OPENS.fullmatch(before))
             counting = _counting(after)
+            worded = _worded(after)
             verdict = not (
                 _CONDITION_AFTER.match(after) or _CONDITION_BEFORE.search(before)
             ) and (
-                (labelled and not counting and not _NEGATED.search(before))
-                or (opens and not counting)
+                (labelled and not worded and not _NEGATED.search(before))
+                or (opens and not worded)
                 or (bool(_CLOSES.match(after)) and not _NEGATED.search(before))
             )
             if m.group("word"):
                 value = float(_WORDS[m.group("word").lower()])
-                if not (verdict or phrase) or counting:
+                if not (verdict or phrase) or worded:
                     continue  # a number word in prose ("one of", "two exams")
             else:
                 value = float(m.group("num")) * (-1 if m.group("neg") else 1)
-                if counting and not phrase and _MID_SENTENCE.search(before):
-                    continue  # a count in prose ("It names 2 feelings")
+                if counting and (
+                    after.startswith("-") or not phrase and _MID_SENTENCE.search(before)
+                ):
+                    continue  # a count ("a 4-step plan", "It names 2 feelings")
                 if not (1 <= value <= 5 or _OTHER_SCALE.match(after) or opens or labelled):
                     continue  # another number in prose (a year, an age)
             found.append(
@@ -219,6 +258,7 @@ def _candidates(clean: str, text: str, cot: bool) -> tuple[list[_Candidate], boo
                     word=bool(m.group("word")),
                     verdict=verdict,
                     compared=bool(_COMPARED.search(before)),
+                    listed=bool(numbering and item and value == numbering[-1] + 1),
                 )
             )
         above = line if line.strip() else above
@@ -228,8 +268,13 @@ def _candidates(clean: str, text: str, cot: bool) -> tuple[list[_Candidate], boo
 
 def _check(cand: _Candidate, clean: str) -> None:
     """Refuse a candidate that is no whole score on this scale."""
+    if cand.listed:
+        raise ScoreParseError(
+            f"{cand.text}. continues the numbered list above it: the list's next item or the "
+            "verdict, ambiguous"
+        )
     if cand.compared:
-        raise ScoreParseError(f"{cand.text} is compared, not given: a range of scores")
+        raise ScoreParseError(f"{cand.text} is compared or approximate, not a verdict")
     other = _OTHER_SCALE.match(clean, cand.end)
     if other:
         raise ScoreParseError(
@@ -262,11 +307,11 @@ and a verdict is a function of the text alone."""
 @lru_cache(maxsize=PARSED_KEPT)
 def parse_score(text: str, cot: bool = False) -> ScoreMatch:
     """The judge's one verdict (see the module's docstring), or `ScoreParseError` naming why
-    there is none. ``cot``: a reasoned answer, where a bare ``3.`` line is a list's number."""
+    there is none. ``cot`` (a reasoned answer) reads alike: one rule for every answer."""
     if not text.strip():
         raise ScoreParseError("empty output: no score")
     clean = clean_text(text)
-    cands, aspects = _candidates(clean, text, cot)
+    cands, aspects = _candidates(clean, text)
     if not cands:
         if aspects:
             raise ScoreParseError("only sub-scores (the rubric's aspects), no overall score")

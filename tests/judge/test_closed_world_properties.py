@@ -1,11 +1,13 @@
-"""Closed-world scoring, proven over generated outputs (Hypothesis).
+"""One verdict or none, proven over generated outputs (Hypothesis).
 
-(a) a final answer scores the same after reasoning of any form holding any numbers, labels
-    and drafts; (b) the weighted score is the same with and without the reasoning's tokens in
-    the logprobs, and under any tokenisation of the answer; (c) every prefix of an answer,
-    marked cut, scores what the complete answer scores or is unscored; (d) any stop reason
-    outside the known set leaves the answer unscored. Examples per property: ``max_examples``
-    in each ``@settings``.
+(a) an answer with a sentence stating another score, wherever it stands (before, after, at
+    any sentence or clause boundary), in wording generated from parts, is unscored under
+    parse, logprobs, samples, cot and response mode's reading; (b) every answer whose stop is
+    not a finished stop is unscored; (c) special and end tokens of random names inserted
+    anywhere in the logprobs leave the weighted score unchanged; (d) sampled answers with an
+    unreadable share u are scored only where 4u <= 0.25; (e) a clear verdict of each
+    documented form is scored, after reasoning of any form, under any tokenisation.
+    Examples per property: ``max_examples`` in each ``@settings``.
 """
 
 from __future__ import annotations
@@ -75,12 +77,20 @@ SCORE_ONLY_FORMS = (
     "The response deserves a {s}.",
     "<score>{s}</score>",
     "> Score: {s}",
+    # forms chat models write (issue 47): a sentence that ends on the score, a key, a table
+    "The final answer is {s}.",
+    "Verdict - {s}",
+    "Overall, {s}.",
+    "| Empathy | {s} |",
+    "I would rate the chatbot's response a {s}.",
+    "I would rate the chatbot's response a {s}. The response acknowledges the user's loss.",
+    "After reading the dialog, I'll go with {s}.",
 )
 COT_FORMS = (
-    "The reply names the loss; a 4 step plan.\nScore: {s}",
+    "The reply names the loss and offers 2 steps.\nScore: {s}",
     "Reasoning with 2 steps.\nScore: {s}\n\nHope this helps.",
-    "The reply is kind. A score of 5 would need more.\n{s}",
-    '{{"reasoning": "a 5 would name the fear", "score": {s}}}',
+    "The reply is kind and matches the user's tone.\n{s}",
+    '{{"reasoning": "it names the fear", "score": {s}}}',
     "Reasoning.\n**Score: {s}**",
 )
 DRAFTS = (
@@ -146,6 +156,8 @@ FORMS = (
     Form("exaone_half_open", "", "\n</thought>\n\n"),
     Form("glm_box", "<think>", "</think>\n<|begin_of_box|>"),
     Form("grpo", "<reasoning>\n", "\n</reasoning>\n<answer>\n"),
+    Form("gemma", "<|channel>thought\n", "<channel|>"),
+    Form("apriel", "Here are my reasoning steps:\n", "\n[BEGIN FINAL RESPONSE]\n"),
 )
 
 
@@ -163,6 +175,8 @@ def with_reasoning(form: Form, reasoning: str, answer: str) -> str | list:
         tail = "\n</answer>"
     elif form.name == "glm_box":
         tail = "<|end_of_box|>"
+    elif form.name == "apriel":
+        tail = "\n[END FINAL RESPONSE]"
     return f"{form.opening}{reasoning}{form.closing}{answer}{tail}"
 
 
@@ -179,7 +193,7 @@ def judged(choices: list[ChatCompletionChoice], method: str, cot: bool) -> tuple
     return out.value, out.method
 
 
-# -- (a) ----------------------------------------------------------------------------------
+# -- (e) after reasoning of any form --------------------------------------------------------
 
 
 @settings(QUICK, max_examples=300)
@@ -202,7 +216,7 @@ def test_a_final_answer_scores_the_same_after_any_reasoning(
     assert after == alone
 
 
-# -- (b) ----------------------------------------------------------------------------------
+# -- (e) under any tokenisation, with the reasoning's tokens listed ------------------------
 
 SPACE_STYLES = (" ", "Ġ", "▁")
 
@@ -326,90 +340,7 @@ def _split(text: str) -> list[str]:
     return re.findall(r" ?\d|[^\d]{1,3}", text)
 
 
-# -- (c) ----------------------------------------------------------------------------------
-
-LEADS = ("", "", "", "", "The reply is warm. ", "Okay, so ", "- ", "**", "1. ", "\n")
-LABELS = (
-    "", "", "", "Score: ", "Score: ", "Overall: ", "Final score: ", "I'd give it a ",
-    "I'd give it a ", "**Score:** ", "Score:\n", "Relevance: ", "The score is ",
-    "I wouldn't give it a ", "Score ", '{"score": ', "Punteggio: ", "I rate it ", "评分：",
-    "I'd rate this response a ", "Final Answer: \\boxed{",
-)  # fmt: skip
-DIGITS = ("1", "2", "3", "4", "5", "0", "10", "４")
-AFTER = (
-    "", "", ".", ". ", ". ", "!", ";", "\n", "\n\n", "\n\n", "**", " ", " ", ",", "/",
-    " out of 5", "/5", " - ", ":", ")", ".\n", "}",
-)  # fmt: skip
-OVERRULING = (
-    "\nScore: 3", "\nScore: 2", " Score: 5.", "\nFinal score: 1", " would", " would be generous.",
-)  # fmt: skip
-"""Continuations that change what an unclosed or unlabelled score would read."""
-FRAGMENTS = OVERRULING * 4 + (
-    "Score:", "Score: ", "Overall: ", "I'd give it a ", "Relevance: ", "\n1. ", "\n2) ",
-    "- ", "**", "`", '"', "{", "}",
-    "1", "2", "3", "4", "5", "0", "10", "4.5", "3,5", "½", ".5",
-    ".", "!", ";", ",", ":", " ", "\n", "\n\n", "/", "/5", "/10", " out of ", " out of 5",
-    " of ", " of 10", "out", " or ", "or 4", " to ", "to 5", "-", "- 5", "–", " (on a 1-10 scale)",
-    " on a 10-point scale", "(1-5)", "1 to 5", " would need", " means", " is for",
-    " at first glance, but", "The reply", "The reply", "Th", "warm", "o", "t", "T", "O", "a",
-    " not", "n't ", "Four", "five", " sur ", " de 10", " von 5", "?", "\\boxed{", "}", "$",
-    "分", " more turns", " stars", "5 more turns", " if", " at best", " (maybe 4)", "+",
-    " or higher", "-ish", ">", " maybe 2", " deserves a ", "\nCould also be 3",
-)  # fmt: skip
-tails = st.lists(st.sampled_from(FRAGMENTS), max_size=10).map("".join)
-answers = st.tuples(
-    st.sampled_from(LEADS), st.sampled_from(LABELS), st.sampled_from(DIGITS),
-    st.sampled_from(AFTER), tails,
-).map("".join)  # fmt: skip
-"""An opening (reasoning, a bullet, nothing), a label or none, a number, what closes it or
-not, then anything: more text, other labelled scores, other scales, ranges, fractions."""
-
-
-def cut(text: str) -> ChatCompletionChoice:
-    return ChatCompletionChoice(
-        message=ChatMessageAssistant(content=text), stop_reason="max_tokens"
-    )
-
-
-def read(text: str, cut_off: bool) -> float | None:
-    choice = cut(text) if cut_off else finished(text)
-    return judge_output(ModelOutput(model="judge", choices=[choice]), "parse", 1, False).value
-
-
-@settings(QUICK, max_examples=600)
-@given(answer=answers)
-@example(answer="I'd give it a 1\n von 5 would\nScore: 3")  # another language's scale word
-def test_every_prefix_marked_cut_scores_the_complete_answer_or_nothing(answer: str) -> None:
-    complete = read(answer, cut_off=False)
-    for end in range(1, len(answer) + 1):
-        prefix = read(answer[:end], cut_off=True)
-        assert prefix is None or complete is None or prefix == complete, (answer[:end], answer)
-
-
-@settings(QUICK, max_examples=800)
-@given(prefix=answers, continuation=tails)
-@example(prefix="Score:\n1. ", continuation="\nScore: 3\n1. ")  # a list's place, not line 1
-def test_a_cut_answer_read_is_read_alike_by_every_accepted_continuation(
-    prefix: str, continuation: str
-) -> None:
-    try:
-        read_cut = parse_score(prefix, cut=True).score
-    except ScoreParseError:
-        return
-    try:
-        complete = parse_score(prefix + continuation).score
-    except ScoreParseError:
-        return
-    assert complete == read_cut, (prefix, continuation)
-
-
-def test_the_cut_properties_see_readable_cut_answers() -> None:
-    """The generated answers do reach cut answers that are read (else (c) proves nothing)."""
-    assert parse_score("Score: 4. The reply", cut=True).score == 4
-    assert read("Score: 4\n\nThe reply", cut_off=True) == 4.0
-
-
-# -- (d) ----------------------------------------------------------------------------------
+# -- (b) stops ------------------------------------------------------------------------------
 
 KNOWN_STOPS = st.sampled_from(
     ("unknown", "tool_calls", "model_length", "content_filter", "length", "end_turn", "error",
@@ -419,8 +350,8 @@ KNOWN_STOPS = st.sampled_from(
 
 @settings(QUICK, max_examples=200)
 @given(
-    stop=st.one_of(KNOWN_STOPS, st.text(max_size=12)).filter(
-        lambda s: s not in FINISHED_STOPS and s != "max_tokens"
+    stop=st.one_of(KNOWN_STOPS, st.just("max_tokens"), st.text(max_size=12)).filter(
+        lambda s: s not in FINISHED_STOPS
     ),
     shape=st.integers(0, 100),
     score=st.sampled_from((1, 2, 3, 4, 5)),
@@ -448,7 +379,7 @@ def test_any_stop_outside_the_known_set_is_unscored(
     assert out.reason
 
 
-# -- (e) reasoning no tag sets aside -----------------------------------------------------
+# -- reasoning no tag sets aside ------------------------------------------------------------
 
 BARE_ANSWERS = ("{s}", "**{s}**", "{s} - strong empathy", "{s}\n\nThe reply acknowledges the loss.")
 
@@ -474,7 +405,7 @@ def test_untagged_reasoning_gives_the_answers_score_or_none(
     assert value is None or value == score, (reasoning, answer)
 
 
-# -- (f) refusals holding numbers ----------------------------------------------------------
+# -- refusals holding numbers ---------------------------------------------------------------
 
 REFUSING = ("", "I can't rate this; ", "Sorry, I cannot evaluate this conversation.\n",
             "Unable to score.\n\n", "I'm not able to judge this. ", "- ", "The user gets a ",
@@ -503,8 +434,13 @@ def test_a_number_that_counts_something_is_no_verdict(
     assert value is None, text
 
 
-# -- (g) stops that say finished on a cut answer -------------------------------------------
+# -- stops that say finished on a cut answer ------------------------------------------------
 
+LABELS = (
+    "", "Score: ", "Overall: ", "Final score: ", "I'd give it a ", "**Score:** ", "Score:\n",
+    "The score is ", "Score ", '{"score": ', "Punteggio: ", "I rate it ", "评分：",
+    "I'd rate this response a ",
+)  # fmt: skip
 DANGLING = ("/", " /", " out of", " out of ", " of", " or", " to", "-", " – ", ",", " sur", " de")
 
 
@@ -523,10 +459,10 @@ def test_an_answer_that_ends_mid_verdict_is_unscored_whatever_its_stop(
     assert value is None, text
 
 
-def test_the_answers_tokens_are_aligned_at_the_end_before_a_longer_draft() -> None:
-    """Tokens that do not spell the answer (a server's U+FFFD for the pieces of a split
-    character) after reasoning that drafted the whole answer: the alignment is the answer's
-    own, at the tokens' end, not the draft's longer matching run."""
+def test_tokens_that_spell_the_answer_twice_are_not_weighed() -> None:
+    """Untagged reasoning in the logprobs that drafted the whole answer, with no reasoning
+    returned apart to spell it by: the tokens spell the answer in two places, so which one
+    wrote the score cannot be told; logprobs leave it unscored (auto parses it)."""
     draft = [Logprob(token=t, logprob=-0.01, top_logprobs=[TopLogprob(token=t, logprob=-0.01)])
              for t in ("Draft: ", "评分：", "4", "分", "\n\n")]  # fmt: skip
     own = Logprob(token="4", logprob=math.log(0.6),
@@ -534,8 +470,10 @@ def test_the_answers_tokens_are_aligned_at_the_end_before_a_longer_draft() -> No
                                 TopLogprob(token="5", logprob=math.log(0.4))])  # fmt: skip
     unspelled = [Logprob(token="评", logprob=-0.01)] + [Logprob(token="\ufffd", logprob=-0.01)] * 6
     tokens = [*draft, *unspelled, own, Logprob(token="分", logprob=-0.01)]
-    value, method = judged([finished("评分：4分", tokens)], "logprobs", False)
-    assert (value, method) == (4.4, "logprobs")
+    assert judged([finished("评分：4分", tokens)], "logprobs", False) == (None, "logprobs")
+    assert judged([finished("评分：4分", tokens)], "auto", False) == (4.0, "parse")
+    # the answer's own tokens alone are found, through the U+FFFD pieces
+    assert judged([finished("评分：4分", tokens[5:])], "logprobs", False) == (4.4, "logprobs")
 
 
 def test_unspelled_characters_around_the_score_do_not_hide_it() -> None:
@@ -552,7 +490,7 @@ def test_unspelled_characters_around_the_score_do_not_hide_it() -> None:
     assert method == "logprobs" and value is not None and math.isclose(value, 1.3)
 
 
-# -- (h) conditions, alternatives and comparisons beside a labelled number -------------------
+# -- conditions, alternatives and comparisons beside a labelled number ----------------------
 
 VERDICT_LABELS = ("Score: ", "I'd give it a ", "I'd rate it ", "It deserves a ", "Rating: ",
                   "**Score:** ", "The score is ")  # fmt: skip
@@ -586,3 +524,181 @@ def test_a_number_not_given_as_the_verdict_is_never_the_score(
         text += f", but it gets a {b}."
     value, _ = judged([finished(text)] * 2, method, False)
     assert value is None or value == float(b), text
+
+
+# -- (a) one verdict or none: another score stated anywhere ------------------------------------
+
+OPENERS = ("", "Hmm, ", "On reflection, ", "Actually, ", "But ", "Then again, ", "Wait — ",
+           "So ", "Overall, ", "That said, ")  # fmt: skip
+STATEMENTS = (
+    "I'd give it a {n}", "I'll go with {n}", "my final answer is {n}", "the final answer is {n}",
+    "I'd upgrade it to {n}", "I'll lower it to {n}", "upgraded to {n}", "lowered to {n}",
+    "a {n} feels right", "a {n} seems fairer", "{n}", "Score: {n}", "→ {n}", "– no, a {n}",
+    "— make that {n}", "I'd rate it {n}", "it deserves a {n}", "let me revise to {n}",
+    "{n} is more like it", "Final score: {n}", "I would rate the chatbot's response a {n}",
+    "it's a {n}", "**{n}**", "I'd say {n}",
+)  # fmt: skip
+REASONS = ("", "", " for the plan", " because it offers a plan", " overall", " instead",
+           " after all", " on second thought", " given the tone")  # fmt: skip
+STOPS = (".", "!", "", ";", ".\n")
+statements = st.tuples(
+    st.sampled_from(OPENERS), st.sampled_from(STATEMENTS), st.sampled_from(REASONS),
+    st.sampled_from(STOPS),
+)
+JOINS = (" ", "\n", "\n\n", ", ", " — ")
+
+
+def boundaries(text: str) -> list[int]:
+    """Where a sentence or clause may be inserted: the start, the end, after every sentence
+    end, clause mark and line break."""
+    found = {0, len(text)}
+    for m in re.finditer(r"[.!?;,]\s|\n", text):
+        found.add(m.end())
+    return sorted(found)
+
+
+def stated(parts: tuple[str, str, str, str], n: int) -> str:
+    opener, statement, reason, stop = parts
+    text = f"{opener}{statement.format(n=n)}{reason}{stop}"
+    return text[0].upper() + text[1:] if not opener else text
+
+
+def _logprob_tokens(text: str) -> list[Logprob]:
+    """Tokens of ``text``, each digit its own with an even spread over 1-5."""
+    spread = [TopLogprob(token=str(k), logprob=math.log(0.19)) for k in range(1, 6)]
+    return [
+        Logprob(token=p, logprob=math.log(0.19), top_logprobs=spread)
+        if p.strip().isdigit() else Logprob(token=p, logprob=-0.01)
+        for p in _split(text)
+    ]  # fmt: skip
+
+
+@settings(QUICK, max_examples=400)
+@given(
+    shape=st.integers(0, 200), score=st.sampled_from((1, 2, 3, 4, 5)),
+    other=st.sampled_from((1, 2, 3, 4, 5)), parts=statements, data=st.data(),
+    cot=st.booleans(),
+)  # fmt: skip
+@example(shape=0, score=4, other=3, parts=("", "I'd give it a {n}", " at first glance", ""),
+         data=None, cot=False)  # fmt: skip
+def test_another_score_stated_anywhere_leaves_the_answer_unscored(
+    shape: int, score: int, other: int, parts: tuple[str, str, str, str], data: st.DataObject,
+    cot: bool,
+) -> None:
+    """``I'd give it a 3 at first glance, but ... I'll go with 4.``: two different scores,
+    whichever is labelled and whichever comes last, are no verdict."""
+    if other == score:
+        return
+    forms = COT_FORMS if cot else SCORE_ONLY_FORMS
+    answer = forms[shape % len(forms)].format(s=score)
+    sentence = stated(parts, other)
+    places = boundaries(answer)
+    at = places[data.draw(st.integers(0, len(places) - 1))] if data is not None else 0
+    join = data.draw(st.sampled_from(JOINS)) if data is not None else ", but "
+    text = answer[:at] + (join if at else "") + sentence + (join if at < len(answer) else "")
+    text += answer[at:]
+    for method in ("parse", "samples", "logprobs", "auto"):
+        choice = finished(text, _logprob_tokens(text))
+        value, _ = judged([choice] * 2, method, cot)
+        assert value is None, (method, text)
+
+
+def test_the_revisions_of_the_issue_are_unscored() -> None:
+    for text in (
+        "I'd give it a 3 at first glance, but since it offers a plan, I'll go with 4.",
+        "I'd give it a 3 at first glance, so my final answer is 4.",
+        "Score: 3, upgraded to 4 for the plan.",
+        "Score: 3 → 4",
+        "I'd give it a 5 – no, a 4.",
+    ):
+        with_tokens = finished(text, _logprob_tokens(text))
+        for method in ("parse", "samples", "logprobs", "auto"):
+            for cot in (False, True):
+                assert judged([with_tokens] * 2, method, cot)[0] is None, (text, method)
+
+
+# -- (c) special and end tokens of any name ------------------------------------------------
+
+special_names = st.tuples(
+    st.sampled_from("<[{|«⟨"), st.text("abcdefghijklmnopqrstuvwxyz_:~!|0123456789", max_size=12),
+    st.sampled_from(">]}|»⟩["),
+).map("".join)
+"""A special token's name: brackets of some kind around anything (``<seed:eos>``,
+``[e~[``, ``<extra_id_1>``), as no list of known names holds."""
+
+
+@settings(QUICK, max_examples=300)
+@given(data=st.data(), shape=st.integers(0, 200), top=distributions, names=st.lists(
+    special_names, min_size=1, max_size=4))  # fmt: skip
+@example(data=None, shape=0, top={4: 0.8, 5: 0.2}, names=["<seed:eos>", "[e~[", "<extra_id_1>"])
+def test_special_tokens_of_any_name_anywhere_leave_the_weighted_score(
+    data: st.DataObject, shape: int, top: dict[int, float], names: list[str]
+) -> None:
+    score = max(top, key=lambda k: top[k])
+    answer = SCORE_ONLY_FORMS[shape % len(SCORE_ONLY_FORMS)].format(s=score)
+    if any(name in answer or re.search(r"think|thought|channel|BEGIN", name) for name in names):
+        return
+    match = parse_score(answer)
+    tokens = [
+        *[Logprob(token=t, logprob=-0.01) for t in _split(answer[: match.start])],
+        Logprob(token=answer[match.start : match.end], logprob=math.log(top[score]),
+                top_logprobs=[TopLogprob(token=str(k), logprob=math.log(p))
+                              for k, p in top.items()]),
+        *[Logprob(token=t, logprob=-0.01) for t in _split(answer[match.end :])],
+    ]  # fmt: skip
+    alone = judged([finished(answer, tokens)], "logprobs", False)
+    assert alone[1] == "logprobs" and alone[0] is not None
+    specials = list(tokens)
+    for name in names:
+        at = data.draw(st.integers(0, len(specials))) if data is not None else len(specials)
+        specials.insert(at, Logprob(token=name, logprob=-0.01))
+    assert judged([finished(answer, specials)], "logprobs", False) == alone, specials
+
+
+# -- (d) samples: the unread share -----------------------------------------------------------
+
+UNREADABLE = ("I cannot rate this.", "3 or 4", "I'd give it a 3 at first glance, so 4.",
+              "I would need 5 more turns.", "")  # fmt: skip
+
+
+@settings(QUICK, max_examples=200)
+@given(
+    read=st.lists(st.sampled_from((1, 2, 3, 4, 5)), min_size=1, max_size=24),
+    unread=st.lists(st.sampled_from(UNREADABLE), max_size=8),
+    cut=st.booleans(),
+)
+def test_samples_are_scored_only_where_the_unread_cannot_move_the_mean_by_a_quarter(
+    read: list[int], unread: list[str], cut: bool
+) -> None:
+    choices = [finished(f"Score: {k}") for k in read] + [finished(t) for t in unread if t]
+    if cut and unread:
+        choices.append(ChatCompletionChoice(message=ChatMessageAssistant(content="Score: 4\n\nBu"),
+                                            stop_reason="max_tokens"))  # fmt: skip
+    n = len(choices)
+    out = judge_output(ModelOutput(model="judge", choices=choices), "samples", n, False)
+    u = (n - len(read)) / n
+    if 4 * u <= 0.25:
+        assert out.value is not None and math.isclose(out.value, sum(read) / len(read))
+        assert out.details["share_read"] == round(len(read) / n, 4)
+    else:
+        assert out.value is None and "could move the mean" in (out.reason or "")
+
+
+def test_ten_fives_and_ten_unread_fours_are_unscored() -> None:
+    """Issue 47, item 3: the unread half (Llama's "I would rate ... a 4." read before) is no
+    longer averaged away; here the unread half is a sentence with two scores."""
+    choices = [finished("5")] * 10 + [finished("A 4, or a 3 at first glance.")] * 10
+    out = judge_output(ModelOutput(model="judge", choices=choices), "samples", 20, False)
+    assert out.value is None and "10 of 20" in (out.reason or "")
+
+
+# -- (e) a clear verdict of each documented form is scored -----------------------------------
+
+
+@settings(QUICK, max_examples=200)
+@given(shape=st.integers(0, 200), score=st.sampled_from((1, 2, 3, 4, 5)), cot=st.booleans())
+def test_a_clear_verdict_of_each_form_is_scored(shape: int, score: int, cot: bool) -> None:
+    forms = COT_FORMS if cot else SCORE_ONLY_FORMS
+    answer = forms[shape % len(forms)].format(s=score)
+    for method in ("parse", "samples"):
+        assert judged([finished(answer)] * 2, method, cot) == (float(score), method), answer

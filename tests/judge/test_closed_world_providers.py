@@ -205,20 +205,24 @@ def test_vllm_without_a_reasoning_parser_scores_the_answer_after_the_reasoning(
     run(vllm_server, "vllm/closed-world-qwen3-thinking", cases, tmp_path, bound=REASONING_BOUND)
 
 
-def test_a_reasoning_model_under_the_default_bound_is_unscored_with_the_remedy(
+def test_a_reasoning_model_under_the_default_bound_is_asked_again_with_room(
     vllm_server: Any, tmp_path: Path
 ) -> None:
     """README's row: the default bound (24) is spent on the reasoning, which the fake vLLM
-    cuts there (``finish_reason: length``); no draft in it is read as the score."""
+    cuts there (``finish_reason: length``); no draft in it is read as the score: the call is
+    asked again once with room (512), and the finished answer scored."""
     thoughts = "Okay, so the user lost a job. Score: 3 at first, but a plan helps. " * 3
     vllm_server.script(thoughts + "\n</think>\n\n4", when="Case default:")
     data = dialogs(tmp_path / "d.jsonl", ["default"])
     [log] = eval(empathy(dataset=str(data)), model="vllm/closed-world-qwen3-thinking",
                  log_dir=str(tmp_path / "logs"), display="none", max_retries=0)  # fmt: skip
-    cut = Case("default", chat(None, None), "raise --max-tokens")
-    check({str(s.id): s for s in log.samples or []}, [cut])
-    [body] = vllm_server.bodies()
-    assert body.get("max_tokens", body.get("max_completion_tokens")) == 24
+    [sample] = log.samples or []
+    assert sample.scores is not None
+    [score] = sample.scores.values()
+    assert 3.8 < float(score.value) < 4.0 and score.metadata is not None  # the fake's weights
+    assert score.metadata["asked_again"] == {"max_tokens": 24, "again": 512, "cut": 1}
+    bounds = [b.get("max_tokens", b.get("max_completion_tokens")) for b in vllm_server.bodies()]
+    assert bounds == [24, 512]
 
 
 def test_vllm_samples_and_cot_read_the_answer_not_the_draft(
@@ -290,8 +294,9 @@ def test_cut_lead_ins_and_numbers_in_prose_are_unscored_through_openai(
     cases = [
         Case("lead_in", chat(lead_in, spelled(lead_in, ANSWER), "length"), "cut off by max_tokens"),
         Case("refusal", chat(refusal, spelled(refusal, {" 5": {" 5": 0.3, " 1": 0.7}})),
-             "not a verdict"),
-        Case("closed", chat(closed, spelled(closed, ANSWER), "length"), 4.2),
+             "no score"),
+        # issue 47, item 2: a cut answer is never read (asked again, cut again here)
+        Case("closed", chat(closed, spelled(closed, ANSWER), "length"), "raise --max-tokens"),
         # issue 38: a short top-logprobs list is flagged, its number kept
         Case("short", chat("4", [tok("4", {"4": 0.6})]), 4.0, flag="short_list"),
     ]  # fmt: skip
@@ -356,7 +361,7 @@ def test_anthropic_context_window_stop_is_unscored_and_prose_is_no_verdict(
     cases = [
         Case("window", anthropic(PARTIAL, "model_context_window_exceeded"), "did not finish"),
         Case("refusal", anthropic("I can't rate this; I'd need 5 more turns of context",
-                                  "end_turn"), "not a verdict"),
+                                  "end_turn"), "no score"),
         Case("fine", anthropic("Score: 4", "end_turn"), 4.0),
     ]  # fmt: skip
     run(anthropic_server, "anthropic/claude-haiku-4-5", cases, tmp_path)
@@ -417,7 +422,7 @@ def test_held_out_answers_through_vllm(vllm_server: Any, tmp_path: Path) -> None
         Case("end_marker", chat("4", [OWN, tok("<|im_end|>")]), 4.2),
         Case("chinese", chat(chinese, [tok("评分："), OWN, *fffd]), 4.2),
         Case("counted", chat(counted, spelled(counted, {"\n5": {"\n5": 0.9, "\n4": 0.1}})),
-             "counts something"),
+             "no verdict"),
         Case("untagged", chat(untagged, [*spelled(untagged[:-1], DRAFT), OWN]), "ambiguous"),
         Case("lying", chat(lying, spelled(lying, ANSWER)), "ends mid-verdict"),
         Case("question", chat("Score: 4?", spelled("Score: 4?", ANSWER)), "a question"),
@@ -437,12 +442,12 @@ def test_held_out_wordings_through_anthropic(anthropic_server: Any, tmp_path: Pa
         Case("korean", anthropic("평가: 4점", "end_turn"), 4.0),
         Case("boxed", anthropic("\\boxed{4}", "end_turn"), 4.0),
         Case("counted", anthropic("5 more turns would be needed to rate this.", "end_turn"),
-             "counts something"),
+             "no verdict"),
         # a labelled number that is not the verdict: conditional, hedged, compared
         Case("conditional", anthropic("I'd give it a 5 if it named the fear, but it gets a 4.",
-                                      "end_turn"), 4.0),
-        Case("hedged", anthropic("Score: 3 (maybe 4)", "end_turn"), "offered beside it"),
-        Case("compared", anthropic("Score: >3", "end_turn"), "not a verdict"),
+                                      "end_turn"), "several different scores (4, 5)"),
+        Case("hedged", anthropic("Score: 3 (maybe 4)", "end_turn"), "several different scores"),
+        Case("compared", anthropic("Score: >3", "end_turn"), "compared or approximate"),
         Case("open", anthropic("Score: 4 or higher", "end_turn"), "range of scores"),
     ]  # fmt: skip
     run(anthropic_server, "anthropic/claude-haiku-4-5", cases, tmp_path)

@@ -141,11 +141,15 @@ def texts(*values: str) -> ModelOutput:
 
 
 def test_samples_mean_of_parsed_scores_with_failures_counted() -> None:
-    judged = judge_output(texts("4", "5", "Score: 3", "maybe 4 or 5", "4"), "samples", 5, False)
+    answers = ("4", "5", "Score: 3", "4") * 4
+    judged = judge_output(texts(*answers, "maybe 4 or 5"), "samples", 17, False)
     assert judged.value == pytest.approx(4.0)
-    assert judged.details["n_parsed"] == 4
+    assert judged.details["n_parsed"] == 16 and judged.details["share_read"] == 0.9412
     assert len(judged.details["parse_failures"]) == 1
     assert judged.distribution == pytest.approx({1: 0, 2: 0, 3: 0.25, 4: 0.5, 5: 0.25})
+    # one unread of five could move the mean by 0.8: unscored, with the reason
+    few = judge_output(texts("4", "5", "Score: 3", "maybe 4 or 5", "4"), "samples", 5, False)
+    assert few.value is None and "could move the mean by up to 0.80" in (few.reason or "")
 
 
 def test_samples_uses_at_most_n_choices_and_unscored_when_none_parse() -> None:
@@ -201,16 +205,16 @@ def test_a_number_in_an_answer_cut_before_its_verdict_is_never_the_score(text: s
 
 
 @pytest.mark.parametrize(
-    ("text", "score"),
-    [
-        ("Score: 4\n\nThe reply names", 4),
-        ("**Score:** 3. The reply", 3),
-        ("I'd give it a 4. At first", 4),
-        ("Overall: 2; it ignores", 2),
-    ],
-)
-def test_a_cut_answer_is_read_only_as_a_closed_labelled_verdict(text: str, score: int) -> None:
-    assert judge_output(output(cut(text)), "parse", 1, False).value == score
+    "text",
+    ["Score: 4\n\nThe reply names", "**Score:** 3. The reply", "I'd give it a 4. At first",
+     "Overall: 2; it ignores"],
+)  # fmt: skip
+def test_a_cut_answer_is_never_read_even_a_closed_labelled_one(text: str) -> None:
+    """Issue 47, item 2: ``Score: 4\n\n...but on reflection it never addresses the`` could end
+    ``...lower it to 3.``: a cut answer is unscored with the remedy (the call is asked again
+    upstream, `_judge_call._generate`)."""
+    judged = judge_output(output(cut(text)), "parse", 1, False)
+    assert judged.value is None and "raise --max-tokens" in (judged.reason or "")
 
 
 @pytest.mark.parametrize(
@@ -242,8 +246,11 @@ def test_a_cut_answer_that_a_continuation_could_overrule_is_not_read(text: str) 
         '```json\n{"reasoning": "a 5 would name the fear", "score": 4}\n```',
     ],
 )
-def test_cot_labelled_verdict_wins_over_later_numbers(text: str) -> None:
-    assert judge_output(output(choice([], text)), "parse", 1, True).value == 4
+def test_cot_reasoning_that_names_another_score_is_ambiguous(text: str) -> None:
+    """No label makes one of two different scores win (issue 47): the reasoning's ``a 5``
+    and the labelled 4 leave the answer unscored."""
+    judged = judge_output(output(choice([], text)), "parse", 1, True)
+    assert judged.value is None and "several different scores (4, 5)" in (judged.reason or "")
 
 
 @pytest.mark.parametrize("text", ["4分", "得分4分", "评分：4", "得分：4分"])

@@ -91,14 +91,14 @@ def test_reasoning_grok_without_room_for_its_reasoning_is_cut(
     grok_server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Why the entry says ``thinking="always"``: unknown to the table, grok-4 gets the bare
-    answer bound, spends it on reasoning and answers nothing (REASON_MAX_LEN)."""
+    answer bound, spends it on reasoning and answers nothing (REASON_MAX_LEN), so every
+    dialog costs a second call asked with room (issue 47: a cut answer is never read)."""
     monkeypatch.setattr(_providers, "_traits", {})
     monkeypatch.setattr(_providers, "_learned", {})
     monkeypatch.delitem(_providers._BY_API, "GrokAPI", raising=False)
     found = outcomes(run("grok/grok-4", tmp_path))
-    for value, _, metadata in found.values():
-        assert value != value, metadata  # NaN: unscored
-        assert "max_tokens" in str(metadata.get("unscored_reason")), metadata
+    for _, _, metadata in found.values():
+        assert metadata["asked_again"]["max_tokens"] == 24, metadata
 
 
 def test_grok_samples_are_asked_one_completion_a_call(

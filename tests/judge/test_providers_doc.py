@@ -10,7 +10,7 @@ from pathlib import Path
 from inspect_empathy.judge._providers import NATURAL_ENDS, UNTRUSTED_STOPS
 
 SCORING = Path(__file__).resolve().parents[2] / "docs" / "scoring.md"
-HEADER = "| service | finished | not finished (unscored, or read as cut) |"
+HEADER = "| service | finished | not finished (unscored; a cut is asked again) |"
 
 
 def table_rows() -> dict[str, list[str]]:
@@ -39,7 +39,7 @@ def test_the_table_of_finished_stops_is_natural_ends() -> None:
 
 def test_the_note_on_untrusted_stops_names_each_service() -> None:
     text = SCORING.read_text(encoding="utf-8")
-    note = text[text.index("Where a service's `stop` can stand for a cut answer") :]
+    note = text[text.index("An answer whose call used every output token it was allowed") :]
     note = note[: note.index("\n\n")]
     for service, _ in UNTRUSTED_STOPS:
         assert service.split()[-1] in note, service  # "Gemini", "Mistral"
