@@ -7,7 +7,7 @@ import sys
 
 from ._util.compat import PrerequisiteError
 
-__all__ = ["DatasetError", "OptionError", "verbatim_for_rich"]
+__all__ = ["DatasetError", "JudgeServiceError", "OptionError", "verbatim_for_rich"]
 
 _COLON = re.compile(r":(?=\S)")
 
@@ -74,3 +74,10 @@ class DatasetError(_PlainError):
 
 class OptionError(_PlainError):
     """A task or scorer option is invalid (``-T method=bogus``, a bad calibration file)."""
+
+
+class JudgeServiceError(_PlainError):
+    """A judge's service answered in a shape the provider Inspect chose cannot read; the
+    message names the remedy (`judge._providers.unreadable_content`)."""
+
+    prefix = "Judge service: "

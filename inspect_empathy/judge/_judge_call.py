@@ -19,6 +19,7 @@ from typing import Any
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput
 from inspect_ai.util import collect
 
+from ..errors import JudgeServiceError
 from ._geval import (
     ASKED_AGAIN,
     MAX_SHIFT,
@@ -39,6 +40,7 @@ from ._providers import (
     judge_traits,
     learn_refusal,
     refused_option,
+    unreadable_content,
 )
 from ._score_text import SCORES
 
@@ -297,6 +299,9 @@ async def ask_judge(
             too_long = context_refusal(ex)
             if too_long is not None:
                 return too_long_output(model, too_long), request
+            unreadable = unreadable_content(str(model), ex)
+            if unreadable is not None:
+                raise JudgeServiceError(unreadable) from None
             refused = refused_option(ex)
             if refused is None or not request.asks(refused[0]):
                 raise

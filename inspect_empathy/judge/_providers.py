@@ -427,6 +427,32 @@ for OpenAI's ``context_length_exceeded`` and Anthropic's "prompt is too long":
 (service, HTTP statuses, the wording, source)."""
 
 
+CHUNKED_CONTENT = (
+    "Magistral returns its message content as a list of chunks ({type: thinking, thinking: "
+    "[...]} then {type: text, text}: Mistral's API reference, chat completion response, "
+    "'content' may be a string or an array of chunks); Inspect 0.3.285's openai-api provider "
+    "reads content as a string and raises TypeError, while its mistral/ provider reads the "
+    "chunks"
+)
+
+
+def unreadable_content(model: str, ex: BaseException) -> str | None:
+    """The one-line remedy where Inspect's OpenAI-compatible provider could not read an
+    answer whose content is a list of chunks (`CHUNKED_CONTENT`: Magistral through
+    ``openai-api/mistral/...``); None for any other error."""
+    if not isinstance(ex, TypeError) or "list" not in str(ex):
+        return None
+    parts = model.split("/", 2)
+    if len(parts) != 3 or parts[0] != "openai-api":
+        return None
+    service, name = parts[1], parts[2]
+    fix = f"--model mistral/{name}" if service == "mistral" else "the service's own provider"
+    return (
+        f"{model} answered with its content as a list of chunks (a reasoning model's format, "
+        f"as Magistral's), which Inspect's openai-api provider cannot read ({ex}): use {fix}"
+    )
+
+
 def context_refusal(ex: BaseException) -> str | None:
     """The provider's own words, if ``ex`` is a refusal of a prompt too long for the
     judge's context worded as a service documents it (`_CONTEXT_REFUSALS`); None for

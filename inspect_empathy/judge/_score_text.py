@@ -80,10 +80,13 @@ _NUMBER = re.compile(
 )
 """A number between ASCII letters and digits (CJK text may touch it: ``4分``), or a word."""
 _ENUMERATOR = re.compile(r"^\s*(?:[-•]\s*)?\d+[.)](?=\s|$)", re.MULTILINE)
+_ASPECTS = (
+    r"(?:relevan\w*|tone(?:\s+matching)?|supportive\w*|understanding|constructive\w*"
+    r"|emotions?)"
+)
 _ASPECT = re.compile(
-    r"(?:(?:^|[,;.!?(]\s)\s*(?:[-•]\s*)?(?:relevan\w*|tone(?:\s+matching)?|supportive\w*"
-    r"|understanding|constructive\w*|emotions?)(?:\s*\([^)]*\))?\s*[:=：]"
-    r"|\bsteps?)\s*\(?\s*$",
+    rf"(?:(?:^|[,;.!?(]\s)\s*(?:[-•]\s*)?{_ASPECTS}(?:\s*[/&]\s*{_ASPECTS})*"
+    rf"(?:\s*\([^)]*\))?\s*[:=：(]|\bsteps?)\s*\(?\s*$",
     re.IGNORECASE,
 )
 """A sub-score labelled with one of the rubric's aspects (``Relevance: 5``, ``Tone
@@ -104,7 +107,10 @@ _SCORE_PHRASE = re.compile(
 _OPENS = re.compile(r"\s*(?:[-•]\s*)?\(?\s*$")
 _CLOSES = re.compile(r"[ \t]*(?:[.!;。！][ \t]*(?=\S|$)|$)", re.MULTILINE)
 """After a number: its sentence or line ends (``4.``, ``4. The reply ...``, ``4``)."""
-_AFTER_WORD = re.compile(r"[ \t]+([^\W\d_][\w’']*)|-([^\W\d_]+)|[ \t]*([分点點점星])")
+_CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
+_AFTER_WORD = re.compile(rf"[ \t]+([^\W\d_][\w’']*)|-([^\W\d_]+)|[ \t]*([{_CJK}])")
+"""The word right after a number: spaced, hyphenated (``4-step``), or a CJK character
+touching it (``4分``, a score's unit; ``2条``, a count's classifier)."""
 _NOT_COUNTED = re.compile(
     r"stars?|points?|pts|because|since|as|given|for|on|out|of|or|to|and|but|though|rather"
     r"|not|at|if|unless|in|with|overall|sur|von|de|su|из|van|so|then|here|now|too|instead"
@@ -180,7 +186,7 @@ def _counting(after: str) -> bool:
     word = _AFTER_WORD.match(after)
     if not word or _NOT_COUNTED.fullmatch(word.group(word.lastindex or 1)):
         return False
-    if word.group(2) or _QUANTITY.fullmatch(word.group(1) or ""):
+    if word.group(2) or word.group(3) or _QUANTITY.fullmatch(word.group(1) or ""):
         return True
     following = re.match(r"(?:[ \t]+[^\W\d_A-Z][\w’'-]*){1,3}", after)
     return bool(following) and any(
@@ -243,10 +249,9 @@ def _candidates(clean: str, text: str) -> tuple[list[_Candidate], bool]:
                     continue  # a number word in prose ("one of", "two exams")
             else:
                 value = float(m.group("num")) * (-1 if m.group("neg") else 1)
-                if counting and (
-                    after.startswith("-") or not phrase and _MID_SENTENCE.search(before)
-                ):
-                    continue  # a count ("a 4-step plan", "It names 2 feelings")
+                joined = re.match(rf"-|[{_CJK}]", after)
+                if counting and (joined or not phrase and _MID_SENTENCE.search(before)):
+                    continue  # a count ("a 4-step plan", "2条", "It names 2 feelings")
                 if not (1 <= value <= 5 or _OTHER_SCALE.match(after) or opens or labelled):
                     continue  # another number in prose (a year, an age)
             found.append(

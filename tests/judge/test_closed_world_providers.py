@@ -497,3 +497,124 @@ def test_thinking_blocks_and_thought_parts_hold_no_verdict(
                  log_dir=str(tmp_path / "g" / "logs"), display="none", max_retries=0,
                  timeout=30, fail_on_error=False)  # fmt: skip
     check({str(s.id): s for s in log.samples or []}, [Case("thought", gemini, 4.0)])
+
+
+# -- issue 47: one verdict or none, through the providers ------------------------------------
+
+REVISED = "I'd give it a 3 at first glance, but since it offers a plan, I'll go with 4."
+
+
+def by_bound(cut: Respond, complete: Respond) -> Respond:
+    """The cut answer under the default bound, the complete one when asked with room."""
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        bound = body.get("max_completion_tokens", body.get("max_tokens"))
+        return (cut if bound == 24 else complete)(body)
+
+    return respond
+
+
+def test_revised_verdicts_are_unscored_under_every_method(
+    openai_server: Any, tmp_path: Path
+) -> None:
+    """Item 1: the draft's 3 (3.2 under logprobs, 3 under parse) is never the score."""
+    revised = [REVISED, "Score: 3, upgraded to 4 for the plan.", "Score: 3 → 4",
+               "I'd give it a 5 – no, a 4.", "A 3 at first, so my final answer is 4."]  # fmt: skip
+    cases = [
+        Case(f"r{i}", chat(text, spelled(text, {" 3": {" 3": 0.8, " 4": 0.2}})),
+             "several different scores")
+        for i, text in enumerate(revised)
+    ]  # fmt: skip
+    run(openai_server, "openai/gpt-4o-mini", cases, tmp_path)
+    for method, extra in (("samples", {"completions": 4}), ("parse", {"cot": True})):
+        openai_server.clear()
+        cases = [Case("s", chat(REVISED, None, n=4), "several different scores")]
+        (tmp_path / method).mkdir()
+        run(openai_server, "openai/gpt-4o-mini", cases, tmp_path / method, method=method,
+            **extra)  # fmt: skip
+    openai_server.clear()
+    (tmp_path / "response").mkdir()
+    run(openai_server, "openai/gpt-4o-mini", [Case("g", chat(REVISED, None),
+        "several different scores")], tmp_path / "response", response_mode=True)  # fmt: skip
+
+
+def test_a_cut_answer_is_asked_again_and_its_end_read(openai_server: Any, tmp_path: Path) -> None:
+    """Item 2: ``Score: 4\\n\\n...but on reflection it never addresses the`` cut by the bound
+    read 4.2; asked again with room, the complete answer ends ``lower it to 3.``: ambiguous,
+    never 4. A complete clear answer after a cut is scored, both calls counted."""
+    cut = "Score: 4\n\n...but on reflection it never addresses the"
+    complete = cut + " fear, so I'd lower it to 3."
+    clear = "Score: 4\n\nThe reply names the loss and offers a plan."
+    cases = [
+        Case("lowered", by_bound(chat(cut, spelled(cut, ANSWER), "length", used=24),
+                                 chat(complete, spelled(complete, ANSWER), used=30)),
+             "several different scores (3, 4)"),
+        Case("clear", by_bound(chat(clear[:30], spelled(clear[:30], ANSWER), "length", used=24),
+                               chat(clear, spelled(clear, ANSWER), used=14)), 4.2,
+             flag="asked_again"),
+    ]  # fmt: skip
+    log = run(openai_server, "openai/gpt-4o-mini", cases, tmp_path)
+    bounds = [r.body.get("max_completion_tokens", r.body.get("max_tokens"))
+              for r in openai_server.requests]  # fmt: skip
+    assert sorted(bounds) == [24, 24, 512, 512]
+    [usage] = (log.stats.model_usage or {}).values()
+    assert usage.output_tokens == 24 + 30 + 24 + 14
+
+
+def test_samples_with_a_llama_sentence_half_read_it(openai_server: Any, tmp_path: Path) -> None:
+    """Item 3: 10 draws ``5`` and 10 draws ``I would rate the chatbot's response a 4.`` gave
+    5.0 (the unread half dropped); now every draw is read: 4.5."""
+    texts = ["5", "I would rate the chatbot's response a 4."] * 10
+
+    def respond(body: dict[str, Any]) -> dict[str, Any]:
+        answer = chat("", None, n=20)(body)
+        for choice, text in zip(answer["choices"], texts, strict=True):
+            choice["message"]["content"] = text
+        return answer
+
+    cases = [Case("llama", respond, 4.5)]
+    run(openai_server, "openai/gpt-4o-mini", cases, tmp_path, method="samples", completions=20)
+
+
+def test_end_tokens_of_unknown_names_keep_the_weighting(vllm_server: Any, tmp_path: Path) -> None:
+    """Item 4: a service that keeps an end token the plugin does not know in ``logprobs``
+    (``<seed:eos>``, MiniMax's ``[e~[``, ``<extra_id_1>``): 4.2, not 4.0 parsed."""
+    cases = [
+        Case(f"e{i}", chat("4", [OWN, tok(end)]), 4.2)
+        for i, end in enumerate(("<seed:eos>", "[e~[", "<extra_id_1>"))
+    ] + [Case("inside", chat("Score: 4", [tok("Score"), tok("<extra_id_7>"), tok(":"),
+                                           tok(" 4", ANSWER[" 4"]), tok("[e~[")]), 4.2)]  # fmt: skip
+    run(vllm_server, "vllm/closed-world-end-tokens", cases, tmp_path)
+
+
+def test_clear_verdicts_of_every_family_are_scored(anthropic_server: Any, tmp_path: Path) -> None:
+    """Item 5: forms chat models write, refused before."""
+    texts = {
+        "final": "The final answer is 4.", "verdict": "Verdict - 4", "overall": "Overall, 4.",
+        "table": "| Aspect | Score |\n|---|---|\n| Empathy | 4 |",
+        "llama": "I would rate the chatbot's response a 4. The response acknowledges the loss.",
+        "apriel": "Here are my reasoning steps:\nThe user is sad; a 3 or 5 seem off.\n"
+                  "[BEGIN FINAL RESPONSE]\nScore: 4\n[END FINAL RESPONSE]",
+        "gemma": "<|channel>thought\nThe reply is warm; maybe a 5.<channel|>4",
+    }  # fmt: skip
+    cases = [Case(name, anthropic(text, "end_turn"), 4.0) for name, text in texts.items()]
+    run(anthropic_server, "anthropic/claude-sonnet-4-5", cases, tmp_path)
+
+
+def test_magistral_through_openai_api_fails_in_one_line_naming_mistral(
+    openai_server: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Item 6: Magistral's content is a list of chunks; Inspect's openai-api provider raises
+    a TypeError in every sample. The plugin names the remedy (``mistral/``)."""
+    monkeypatch.setenv("MISTRAL_BASE_URL", openai_server.url)
+    monkeypatch.setenv("MISTRAL_API_KEY", "test")
+    chunks = [{"type": "thinking", "thinking": [{"type": "text", "text": "The user is sad."}]},
+              {"type": "text", "text": "4"}]  # fmt: skip
+    openai_server.script(Reply(respond=chat(chunks, None)))  # type: ignore[arg-type]
+    data = dialogs(tmp_path / "d.jsonl", ["m"])
+    [log] = eval(empathy(dataset=str(data)), model="openai-api/mistral/magistral-medium-latest",
+                 log_dir=str(tmp_path / "logs"), display="none", max_retries=0)  # fmt: skip
+    assert log.status == "error" and log.error is not None
+    message = log.error.message
+    assert "list of chunks" in message and "--model mistral/magistral-medium-latest" in message
+    assert "\n" not in message.strip()

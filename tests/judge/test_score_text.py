@@ -65,3 +65,20 @@ def test_cot_score_after_reasoning_numbers() -> None:
     text = "A four-step plan, 2 cues.\nScore: 5"
     match = parse_score(text, cot=True)
     assert match.score == 5 and text[match.start] == "5" and match.start == len(text) - 1
+
+
+def test_the_judge_answer_corpus_gives_no_wrong_number() -> None:
+    """benchmarks/verdicts.py on tests/fixtures/judge_answers.jsonl (255 answers in the styles
+    of 15 judge families, written apart from the parser): no wrong number, and at least 97%
+    of the clear verdicts scored."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "verdicts.py"
+    spec = importlib.util.spec_from_file_location("verdicts_benchmark", path)
+    assert spec is not None and spec.loader is not None
+    verdicts = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(verdicts)
+    result = verdicts.measure()
+    assert result["answers"] >= 200 and result["kinds"]["revision"] >= 40
+    assert result["wrong_numbers"] == 0, result["wrong"]
+    assert result["clear_scored"] >= 0.97, result["missed"]
