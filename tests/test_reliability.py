@@ -343,17 +343,18 @@ def body_asked_logprobs(request: Any) -> bool:
 def test_samples_method_uses_n_and_skips_junk_choices(
     openai_server: FakeServer, tmp_path: Path
 ) -> None:
-    """One request with ``n=5`` per dialog; junk choices are dropped from the mean."""
-    openai_server.script(Reply(texts=["4", "3", "no idea", "9", "5"]), when=KEY)
-    log = run(empathy(dataset=str(FIXTURE), method="samples", completions=5), OPENAI, tmp_path)
+    """One request with ``n=16`` per dialog; a junk choice is left out of the mean (one of 16
+    unread moves it by 0.25 at most); two would leave the dialog unscored."""
+    openai_server.script(Reply(texts=["4", "3", "no idea", "5"] + ["4"] * 12), when=KEY)
+    log = run(empathy(dataset=str(FIXTURE), method="samples", completions=16), OPENAI, tmp_path)
     result = complete(log)
-    assert result[TARGET] == ("scored", pytest.approx(4.0))  # mean of 4, 3, 5
+    assert result[TARGET] == ("scored", pytest.approx(4.0))  # mean of 4, 3, 5 and twelve 4s
     assert openai_server.count() == len(IDS)
-    assert all(r.body.get("n") == 5 for r in openai_server.requests)
+    assert all(r.body.get("n") == 16 for r in openai_server.requests)
     assert log.samples is not None
     [target] = [s for s in log.samples if s.id == TARGET]
     metadata = target.scores[SCORER].metadata if target.scores else {}
-    assert metadata["n_received"] == 5 and metadata["n_parsed"] == 3
+    assert metadata["n_received"] == 16 and metadata["n_parsed"] == 15
 
 
 def test_samples_method_tops_up_without_n(anthropic_server: FakeServer, tmp_path: Path) -> None:

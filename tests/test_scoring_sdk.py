@@ -232,7 +232,7 @@ SCORE_ONLY = [
     Case(
         "cut_after_digit",
         chat("Score: 1", words("Score: 1"), finish="length"),
-        "cut off by max_tokens right after",
+        "raise --max-tokens",
     ),
     Case(
         # unlabelled: "4\n\nThe reply ... Score: 3" would have read 3
@@ -247,8 +247,7 @@ SCORE_ONLY = [
             [tok("Score"), tok(":"), tok(" 4", {" 4": 0.8, " 5": 0.2}), *words("\n\nThe reply")],
             "length",
         ),
-        4.2,
-        method="logprobs",
+        "raise --max-tokens",  # never read: asked again, cut again (issue 47)
     ),
     Case("cut_before_output", chat("", [], finish="length"), "before any output"),
     Case(
@@ -289,19 +288,19 @@ COT = [
             words("Reasoning about tone.\nTone Matching: 2"),
             finish="length",
         ),
-        "cut off by max_tokens before the score",
+        "raise --max-tokens",
         True,
     ),
     Case(
         "cot_cut_score_line",
         chat("Reasoning.\nScore: 4", words("Reasoning.\nScore: 4"), finish="length"),
-        "cut off by max_tokens before the score",
+        "raise --max-tokens",
         True,
     ),
     Case(
         "cot_step_number",
         chat("1. Read it.\n2. Emotion: sad.\n3.", words("1. Read it.\n2. Emotion: sad.\n3.")),
-        "no score on the last line",
+        "continues the numbered list",
         True,
     ),
     Case(
@@ -399,7 +398,7 @@ def test_logprobs_method_leaves_unusable_logprobs_unscored(
     openai_server: FakeServer, tmp_path: Path
 ) -> None:
     cases = [
-        Case("unalignable", chat("4", [tok("X"), tok("Y")]), "cannot be aligned"),
+        Case("unalignable", chat("4", [tok("X"), tok("Y")]), "cannot be told"),
         Case("word_score", chat("Four", [tok("Four")]), "written as a word"),
         Case("logprob_nan", chat("4", [tok("4", {"4": 0.5}, logprob=float("nan"))]), "malformed"),
         Case("subscores_overall", chat(SUBSCORES, SUBSCORE_TOKENS), 3.7, method="logprobs"),
@@ -547,7 +546,7 @@ def test_samples_need_a_minimum_share_of_valid_scores(
     openai_server.script(Reply(texts=["4", "5", "junk", "4", "4", "5"]), when="Case most")
     data = write_dialogs(tmp_path / "d.jsonl", ["few", "most"])
     [log] = eval(
-        empathy(dataset=str(data), method="samples", completions=6),
+        empathy(dataset=str(data), method="samples", completions=6, min_parsed=0.8),
         model=OPENAI,
         log_dir=str(tmp_path / "logs"),
         display="none",
@@ -555,6 +554,7 @@ def test_samples_need_a_minimum_share_of_valid_scores(
     scores = {str(s.id): s.scores["empathy_scorer"] for s in log.samples or []}  # type: ignore[index]
     assert math.isnan(scores["few"].value)  # type: ignore[arg-type]
     assert "only 1 of 6 completions" in scores["few"].metadata["unscored_reason"]
+    # a user who lowers min_parsed accepts the worst-case shift: 1 unread of 6 (0.67)
     assert scores["most"].value == pytest.approx(4.4)
     assert scores["most"].metadata["partial"] is True
     assert log.results is not None
@@ -733,7 +733,7 @@ def test_terminal_summary_counts_unscored_and_methods(
     output = " ".join((result.stdout + result.stderr).split())
     assert result.returncode == 0, output[-2000:]
     assert "3 of 4 samples scored (parse 2, logprobs 1); fallback 2; 1 unscored" in output, output
-    assert "1 × several different overall scores" in output, output
+    assert "1 × several different scores" in output, output
     assert output.count("gave no usable logprobs") == 1
 
 

@@ -170,10 +170,11 @@ def stop_problem(choice: ChatCompletionChoice) -> str | None:
     if stop in FINISHED_STOPS:
         return None
     if stop == "max_tokens":
+        where = "" if text.strip() else " before any output"
         return (
-            "cut off by max_tokens (what follows a cut can change the verdict, so a cut answer "
-            "is never read; reasoning models spend the bound on reasoning): raise --max-tokens"
-            + _shown(text)
+            f"cut off by max_tokens{where} (what follows a cut can change the verdict, so a cut "
+            "answer is never read; reasoning models spend the bound on reasoning): raise "
+            "--max-tokens" + _shown(text)
         )
     why = (
         " (a stop Inspect could not map: the service's error, its context window reached, "

@@ -31,7 +31,7 @@ from inspect_ai.model import (
 
 from inspect_empathy.judge._geval import expected_score, judge_output
 from inspect_empathy.judge._providers import FINISHED_STOPS
-from inspect_empathy.judge._score_text import ScoreParseError, parse_score
+from inspect_empathy.judge._score_text import parse_score
 
 QUICK = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 

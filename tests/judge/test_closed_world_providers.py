@@ -582,8 +582,9 @@ def test_end_tokens_of_unknown_names_keep_the_weighting(vllm_server: Any, tmp_pa
     cases = [
         Case(f"e{i}", chat("4", [OWN, tok(end)]), 4.2)
         for i, end in enumerate(("<seed:eos>", "[e~[", "<extra_id_1>"))
-    ] + [Case("inside", chat("Score: 4", [tok("Score"), tok("<extra_id_7>"), tok(":"),
-                                           tok(" 4", ANSWER[" 4"]), tok("[e~[")]), 4.2)]  # fmt: skip
+    ]
+    inside = [tok("Score"), tok("<extra_id_7>"), tok(":"), tok(" 4", ANSWER[" 4"]), tok("[e~[")]
+    cases.append(Case("inside", chat("Score: 4", inside), 4.2))
     run(vllm_server, "vllm/closed-world-end-tokens", cases, tmp_path)
 
 
