@@ -95,7 +95,8 @@ class Repeats:
 def record(sample: LoggedSample) -> Record:
     """What `one_record_each` weighs of a logged sample."""
     outcome: dict[str, Any] = {"error": sample.error}
-    shown, exact = [], []
+    shown: list[str] = []
+    exact: list[str] = []
     for name, score in sorted(sample.scores.items()):
         meta = score.metadata or {}
         judges = meta.get("judges")
