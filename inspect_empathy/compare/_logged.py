@@ -3,9 +3,10 @@
 ``.eval`` logs are zip files of one JSON file per sample, and ``.json`` logs one JSON
 document: both are read as plain JSON (fifty times faster than building Inspect's
 objects, and the whole sample, where Inspect's summaries cut strings and drop long
-metadata). Any other layout, or a file that cannot be read so, goes through Inspect's
-``read_eval_log_samples``; failing that, through the sample summaries (no events: no call
-counts). Each sample comes back as a `LoggedSample`, whichever reader read it.
+metadata), every record of a sample included. Any other layout, or a file that cannot be
+read so, goes through Inspect's ``read_eval_log_samples``; failing that, through the sample
+summaries (no events: no call counts). Each sample comes back as a `LoggedSample`,
+whichever reader read it.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ class LoggedSample:
     """The error's message, if the sample errored."""
     events: list[Any] | None
     """The sample's events (None: read from the summaries, which have none)."""
+    invalidated: bool = False
+    """Inspect invalidated the record (a retry re-runs the sample)."""
 
 
 def _score(data: Any) -> LoggedScore:
@@ -71,6 +74,7 @@ def from_json(data: dict[str, Any]) -> LoggedSample:
         model_usage=data.get("model_usage") or {},
         error=str(message) if message not in (None, "") else None,
         events=data.get("events") or [],
+        invalidated=data.get("invalidation") is not None,
     )
 
 
@@ -90,6 +94,7 @@ def _from_object(sample: Any, events: bool) -> LoggedSample:
         model_usage=dict(sample.model_usage or {}),
         error=str(message) if message not in (None, "") else None,
         events=list(sample.events or []) if events else None,
+        invalidated=getattr(sample, "invalidation", None) is not None,
     )
 
 
@@ -99,9 +104,10 @@ def _zip_samples(path: str) -> Iterator[LoggedSample]:
     import inspect_ai.log  # noqa: F401  (Inspect's zstd support for zipfile)
 
     with zipfile.ZipFile(path) as archive:
-        for name in archive.namelist():
+        for member in archive.infolist():  # each record, a superseded one too
+            name = member.filename
             if name.startswith("samples/") and name.endswith(".json"):
-                yield from_json(json.loads(archive.read(name)))
+                yield from_json(json.loads(archive.read(member)))
 
 
 def _json_samples(path: str) -> Iterator[LoggedSample]:
@@ -115,8 +121,12 @@ def _json_samples(path: str) -> Iterator[LoggedSample]:
 
 
 def fast_samples(path: str) -> Iterator[LoggedSample]:
-    """Each sample of an ``.eval`` or ``.json`` log, read as plain JSON (ValueError for
-    another kind of file)."""
+    """Each sample record of an ``.eval`` or ``.json`` log in the file's order, read as plain
+    JSON (ValueError for another kind of file).
+
+    An ``.eval`` log holds a sample Inspect re-ran (after an attempt that did not finish)
+    twice under one member name; Inspect's readers take the last. Both are read here, so
+    that `checks.one_record_each` sees what the log holds."""
     if path.endswith(".eval"):
         return _zip_samples(path)
     if path.endswith(".json"):

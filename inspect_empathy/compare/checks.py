@@ -1,21 +1,23 @@
-"""What makes a log unfit to compare: repeated samples, values off the scale, an unfinished
-run, and logs that disagree on the human ratings of the same dialogs.
+"""What makes a log unfit to compare: a sample recorded twice with different scores, values
+off the scale, an unfinished run, and logs that disagree on the human ratings of the same
+dialogs; and which records of a sample recorded more than once count (`one_record_each`).
 
-A log with repeated samples or values off the 1-5 scale is skipped with a note
-naming it and the samples; an unfinished log is set apart with its status and
-the command that resumes it; logs that disagree on a dialog's human rating are
-refused (no reference to measure every judge against), naming dialogs, ratings
-and logs.
+A log with differing records of one sample or values off the 1-5 scale is skipped with a
+note naming it, the samples and their scores; an unfinished log is set apart with its
+status and the command that resumes it; logs that disagree on a dialog's human rating are
+refused (no reference to measure every judge against), naming dialogs, ratings and logs.
 """
 
 from __future__ import annotations
 
+import json
 import math
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ._logged import LoggedSample
 from .comparison import CompareError
 
 if TYPE_CHECKING:
@@ -47,57 +49,141 @@ def _value(value: float) -> str:
     return "none" if math.isnan(value) else f"{value:.6g}"
 
 
-def repeated_samples(
-    keys: Iterable[tuple[str, int]], scores: dict[tuple[str, int], list[float]]
-) -> None:
-    """Raise LogProblem when a sample id occurs more than once in one epoch."""
-    counts = Counter(keys)
-    repeated = [key for key, n in counts.items() if n > 1]
-    if not repeated:
-        return
-    items = [
-        f"sample id {sample!r} appears {counts[(sample, epoch)]} times in epoch {epoch} "
-        f"(scores {', '.join(_value(s) for s in scores.get((sample, epoch), []))})"
-        for sample, epoch in repeated
-    ]
-    raise LogProblem(
-        _more(items) + ": a log holds each sample once per epoch, so this one was edited or "
-        "merged; it is not averaged as if it were several epochs"
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One logged record of a sample, as `one_record_each` weighs it."""
+
+    id: str
+    epoch: int
+    finished: bool
+    """No error and not invalidated: a result, not an attempt."""
+    outcome: str
+    """Every score's value and answer (and a panel's members'), exactly as stored."""
+    shown: str
+    """Its scores as a message names them."""
+    exact: str
+    """Its scores as stored, with their answers: named where ``shown`` reads alike."""
+
+
+@dataclass(frozen=True, slots=True)
+class Repeats:
+    """What `one_record_each` found: the records not counted, and why."""
+
+    drop: frozenset[int]
+    """Indices of the records set aside."""
+    rerun: int = 0
+    """Samples whose unfinished attempt a later record of the sample replaced."""
+    copies: int = 0
+    """Samples recorded more than once with the same answer and score."""
+
+    def note(self) -> str:
+        """The Logs section's note ("" when every sample is recorded once)."""
+        parts = []
+        if self.rerun:
+            parts.append(
+                f"{self.rerun} sample(s) re-run after an attempt that did not finish: the "
+                "later record read, as Inspect reads it"
+            )
+        if self.copies:
+            parts.append(
+                f"{self.copies} sample(s) recorded more than once with the same answer and "
+                "score: counted once"
+            )
+        return "; ".join(parts)
+
+
+def record(sample: LoggedSample) -> Record:
+    """What `one_record_each` weighs of a logged sample."""
+    outcome: dict[str, Any] = {"error": sample.error}
+    shown: list[str] = []
+    exact: list[str] = []
+    for name, score in sorted(sample.scores.items()):
+        meta = score.metadata or {}
+        judges = meta.get("judges")
+        members = (
+            {m: [i.get("value"), i.get("raw")] for m, i in judges.items() if isinstance(i, dict)}
+            if isinstance(judges, dict)
+            else None
+        )
+        outcome[name] = [score.value, score.answer, meta.get("grader_answer"), members]
+        named = "" if len(sample.scores) == 1 else f"{name} "
+        shown.append(named + _number(score.value))
+        exact.append(f"{named}{score.value!r} (answer {score.answer!r})")
+    text, stored = (", ".join(shown) or "none"), (", ".join(exact) or "none")
+    if sample.error is not None:
+        text += f" (error: {sample.error[:80]})"
+        stored += f" (error: {sample.error[:80]})"
+    return Record(
+        id=sample.id,
+        epoch=sample.epoch,
+        finished=sample.error is None and not sample.invalidated,
+        outcome=json.dumps(outcome, sort_keys=True, default=str),
+        shown=text,
+        exact=stored,
     )
 
 
-def repeated_ids(
-    keys: Sequence[tuple[Any, int]], epochs: int, ids: Sequence[str], scores: Sequence[float]
-) -> None:
-    """Raise LogProblem when a log holds one sample id more often than its run could: twice
-    in one epoch once ids are read as compare names dialogs (``1`` and ``"1"`` are one
-    dialog), or in an epoch beyond the run's ``epochs`` (a log merged from two runs, or
-    edited). ``keys`` are the samples' (id, epoch); ``ids`` and ``scores`` the rows'.
-    Otherwise compare would average the copies as if they were epochs."""
-    beyond = sorted({str(i) for i, epoch in keys if not 1 <= epoch <= epochs})
-    named = Counter((i if isinstance(i, str) else str(i), epoch) for i, epoch in keys)
-    twice = [key for key, n in named.items() if n > 1]
-    if not beyond and not twice:
-        return
-    found: dict[str, list[float]] = {}
-    for sample, score in zip(ids, scores, strict=True):
-        found.setdefault(str(sample), []).append(score)
-    items = [
-        f"sample id {sample!r} appears {named[(sample, epoch)]} times in epoch {epoch} "
-        f"(scores {', '.join(_value(s) for s in found.get(sample, []))})"
-        for sample, epoch in twice
-    ]
+def _number(value: Any) -> str:
+    if value is None or isinstance(value, bool):
+        return "none" if value is None else str(value)
+    try:
+        return _value(float(value))
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def one_record_each(records: Sequence[Record], epochs: int) -> Repeats:
+    """The one rule for a sample recorded more than once in a log (``records`` in the
+    log's order): which records count, or LogProblem naming the samples and scores.
+
+    Inspect records a sample again when it re-runs it: a resumed eval set or
+    ``inspect eval-retry`` re-runs the samples whose attempt did not finish (in flight at a
+    kill, errored, invalidated) and writes each under its old member name, where every
+    Inspect reader takes the last. So an unfinished record followed by a later record of
+    the same sample is that attempt, set aside. Records left that are the same sample (the
+    same answer and score, compared as stored) count once. Records left that differ, or a
+    sample in an epoch beyond the run's ``epochs``, make the log unfit (edited or merged):
+    LogProblem. ``1`` and ``"1"`` are one sample, as compare names dialogs.
+    """
+    groups: dict[tuple[str, int], list[int]] = {}
+    for index, one in enumerate(records):
+        groups.setdefault((one.id, one.epoch), []).append(index)
+    problems: list[str] = []
+    drop: set[int] = set()
+    rerun = copies = 0
+    for (sample, epoch), indices in groups.items():
+        if len(indices) == 1:
+            continue
+        attempts = [i for i in indices[:-1] if not records[i].finished]
+        rest = [i for i in indices if i not in attempts]
+        distinct = list({records[i].outcome: records[i] for i in rest}.values())
+        if len(distinct) > 1:
+            shown = [r.shown for r in distinct]
+            if len(set(shown)) < len(shown):
+                shown = [r.exact for r in distinct]
+            problems.append(
+                f"sample id {sample!r} appears {len(indices)} times in epoch {epoch} with "
+                f"different scores ({', '.join(shown)})"
+            )
+            continue
+        drop.update(attempts + rest[:-1])
+        rerun += bool(attempts)
+        copies += len(rest) > 1
     run = f"{epochs} epoch" + ("s" if epochs != 1 else "")
-    items += [
-        f"sample id {sample!r} appears in epoch(s) "
-        f"{', '.join(str(e) for i, e in keys if str(i) == sample)} of a run of {run} "
-        f"(scores {', '.join(_value(s) for s in found.get(sample, []))})"
-        for sample in beyond
-    ]
-    raise LogProblem(
-        _more(items) + ": a log holds each sample once per epoch, so this one was edited or "
-        "merged; it is not averaged as if it were several epochs"
-    )
+    for sample in sorted({s for s, epoch in groups if not 1 <= epoch <= epochs}):
+        held = [(e, i) for (s, e), indices in groups.items() if s == sample for i in indices]
+        problems.append(
+            f"sample id {sample!r} appears in epoch(s) "
+            f"{', '.join(str(e) for e, _ in held)} of a run of {run} "
+            f"(scores {', '.join(records[i].shown for _, i in held)})"
+        )
+    if problems:
+        raise LogProblem(
+            _more(problems) + ": a log holds one result per sample and epoch (Inspect records "
+            "a sample again only to replace an attempt that did not finish), so this one was "
+            "edited or merged; it is not compared"
+        )
+    return Repeats(frozenset(drop), rerun, copies)
 
 
 def off_scale(rows: Sequence[dict[str, Any]]) -> None:

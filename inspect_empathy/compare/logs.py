@@ -51,9 +51,10 @@ from ..stats.metrics import UNCALIBRATED_KEY
 from ._logged import READERS, LoggedSample
 from .checks import (
     LogProblem,
+    Record,
     off_scale,
-    repeated_ids,
-    repeated_samples,
+    one_record_each,
+    record,
     same_ratings,
     unfinished_reason,
 )
@@ -547,6 +548,8 @@ class Rows(dict[str, list[Any]]):
 
     def __init__(self) -> None:
         super().__init__((name, []) for name in ROW_COLUMNS)
+        self.repeats = ""
+        """What the log holds more than once (`checks.Repeats.note`; "" for nothing)."""
 
     @property
     def count(self) -> int:
@@ -562,6 +565,11 @@ class Rows(dict[str, list[Any]]):
         """Each row as a dict."""
         for values in zip(*self.values(), strict=True):
             yield dict(zip(self.keys(), values, strict=True))
+
+    def drop(self, rows: set[int]) -> None:
+        """Remove the rows of these positions."""
+        for column in self.values():
+            column[:] = [v for i, v in enumerate(column) if i not in rows]
 
     def share(self, pool: dict[str, str]) -> None:
         """Make equal texts one object, across every log shared through ``pool``."""
@@ -591,16 +599,18 @@ def _readable(reader: Any, path: str) -> Iterator[LoggedSample]:
         yield sample
 
 
-def _read_with(reader: Any, path: str, log: EvalLog) -> tuple[Rows, list[tuple[str, int]]]:
-    """Rows of every sample ``reader`` reads, and each sample's (id, epoch)."""
+def _read_with(reader: Any, path: str, log: EvalLog) -> tuple[Rows, list[Record], list[int]]:
+    """Rows of every sample record ``reader`` reads, the records (`checks.record`) and the
+    record each row came from."""
     mode = log_mode(log)
     default_judge = judge_model(log)
     reply_model = log.eval.model if mode == RESPONSE_MODE else ""
     own_outputs = _own_outputs(log, mode)
     rows = Rows()
-    keys: list[tuple[str, int]] = []
+    records: list[Record] = []
+    owners: list[int] = []
     for sample in _readable(reader, path):
-        keys.append((sample.id, sample.epoch))
+        records.append(record(sample))
         error = sample.error
         dialog = dialog_content(sample.input)
         last = _last_reply(dialog)
@@ -615,6 +625,7 @@ def _read_with(reader: Any, path: str, log: EvalLog) -> tuple[Rows, list[tuple[s
             scores = [ScoreRow("", default_judge, math.nan, None, reason, {}, None)]
         calls = model_calls(sample.events) if sample.events is not None else None
         content = _hash(dialog)[:16] if mode == JUDGE_MODE else ""
+        owners.extend([len(records) - 1] * len(scores))
         for row in scores:
             meta, value = row.meta, row.value
             own = own_outputs.get(row.name, mode == JUDGE_MODE and not meta.get("grader"))
@@ -660,31 +671,30 @@ def _read_with(reader: Any, path: str, log: EvalLog) -> tuple[Rows, list[tuple[s
                     "answer": row.answer,
                 }
             )
-    return rows, keys
+    return rows, records, owners
 
 
 def read_rows(path: str, log: EvalLog) -> Rows:
     """One row per sample (epoch) and judge of a log; errored samples get a row per judge.
 
     The samples are read by the first of `_logged.READERS` that reads them all (whatever
-    names the log, an ``.eval`` or ``.json`` file is read as plain JSON). LogProblem when a
-    sample id repeats within an epoch or a score or human rating lies outside 1-5
-    (``checks``).
+    names the log, an ``.eval`` or ``.json`` file is read as plain JSON). A sample recorded
+    more than once counts once (`checks.one_record_each`: a re-run's last record, or one of
+    identical copies; ``rows.repeats`` says so). LogProblem when the records of a sample
+    differ, a sample lies in an epoch the run did not have, or a score or human rating lies
+    outside 1-5 (``checks``).
     """
     for _, reader in READERS:
         try:
-            rows, keys = _read_with(reader, path, log)
+            rows, records, owners = _read_with(reader, path, log)
             break
         except _Unreadable as ex:  # the next reader; the last one's error is raised
             if reader is READERS[-1][1]:
                 raise ex.__cause__ from None  # type: ignore[misc]
-    if len(set(keys)) < len(keys):
-        scores: dict[tuple[str, int], list[float]] = {}
-        for key, score in zip(zip(rows["id"], rows["epoch"], strict=True), rows["score"],
-                              strict=True):  # fmt: skip
-            scores.setdefault(key, []).append(score)
-        repeated_samples(keys, scores)
-    repeated_ids(keys, log.eval.config.epochs or 1, rows["id"], rows["score"])  # merged, edited
+    repeats = one_record_each(records, log.eval.config.epochs or 1)
+    if repeats.drop:
+        rows.drop({i for i, owner in enumerate(owners) if owner in repeats.drop})
+    rows.repeats = repeats.note()
     suspect = [
         i
         for i, (score, human) in enumerate(zip(rows["score"], rows["human"], strict=True))
@@ -721,6 +731,7 @@ def _header(path: str, log: EvalLog, rows: Rows) -> dict[str, Any]:
         "fingerprint": fingerprint(rows),
         "log": display_path(log.location or path),
         "set_apart": "",
+        "records": rows.repeats,
         "held": len(set(zip(rows["id"], rows["epoch"], strict=True))),
         "expected": _expected(log),
     }
@@ -1118,7 +1129,7 @@ def load_scores(
     label = f"{info.loc[compared, 'dataset'].iloc[0]}@{chosen[1]}"
     columns = [
         "judges", "mode", "reply_model", "dataset", "fingerprint", "task", "status", "cot",
-        "samples", "errored", "created", "log", "set_apart",
+        "samples", "errored", "created", "log", "set_apart", "records",
     ]  # fmt: skip
     info = info.sort_values("created", kind="stable").reset_index(drop=True)
     return LoadedScores(

@@ -192,7 +192,7 @@ def add_published(loaded: Any, specs: Sequence[str | os.PathLike[str]]) -> Any:
             "reply_model": "", "dataset": pub.name, "fingerprint": "published",
             "task": "published ratings", "status": "published", "cot": False,
             "samples": len(ids), "errored": 0, "created": "", "log": str(pub.spec),
-            "set_apart": "",
+            "set_apart": "", "records": "",
         })  # fmt: skip
     if not frames:
         raise CompareError("nothing to compare: give logs or --published specs")

@@ -328,6 +328,11 @@ def replies_display(comparison: JudgeComparison) -> Table:
     return headers, rows
 
 
+def _compared(records: Any) -> str:
+    """A compared log's cell, with what it holds more than once (`checks.Repeats.note`)."""
+    return f"yes ({records})" if isinstance(records, str) and records else "yes"
+
+
 def logs_display(comparison: JudgeComparison) -> Table:
     headers = ["judge(s)", "mode", "dataset", "status", "samples", "errored", "compared", "log"]
     rows = [
@@ -338,7 +343,7 @@ def logs_display(comparison: JudgeComparison) -> Table:
             str(r["status"]),
             str(r["samples"]),
             str(r["errored"]),
-            "yes" if not r["set_apart"] else f"no: {r['set_apart']}",
+            f"no: {r['set_apart']}" if r["set_apart"] else _compared(r.get("records")),
             str(r["log"]),
         ]
         for _, r in comparison.logs.iterrows()

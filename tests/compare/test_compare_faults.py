@@ -65,7 +65,10 @@ def test_a_sample_repeated_within_an_epoch_is_set_apart_and_named(tmp_path: Path
     comparison = compare_logs([good, bad], resamples=0)
     assert comparison.judge_names == ["judge/a"]
     [warning] = [w for w in comparison.warnings if "b.json" in w]
-    assert f"{bad}: skipped (sample id 'd1' appears 2 times in epoch 1 (scores 3, 1)" in warning
+    assert (
+        f"{bad}: skipped (sample id 'd1' appears 2 times in epoch 1 with different scores (3, 1)"
+        in warning
+    )
     with pytest.raises(CalibrateError, match="b.json: cannot calibrate on it .*'d1' appears 2"):
         calibrate_logs([bad])
 
