@@ -42,6 +42,7 @@ import pandas as pd
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from .._util.file_kind import file_problem
+from .._util.read import ReadError, json_text
 from .._util.write import WriteRefused, write_text
 from ._agreement import BCA_MAX_N, quadratic_weighted_kappa, round_score, weighted_kappa
 from ._resample import batches, percentile_interval, resample_counts
@@ -374,14 +375,10 @@ class Calibration:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
             raise CalibrationError(f"calibration file {path}: cannot be read ({error})") from None
-        try:
-            parsed = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise CalibrationError(
-                f"calibration file {path}, line {error.lineno}: not valid JSON ({error.msg})"
-            ) from None
-        except RecursionError:
-            raise CalibrationError(f"calibration file {path}: JSON nested too deeply") from None
+        try:  # the one JSON reader: no key twice (the last would win), no NaN
+            parsed = json_text(text, path)
+        except ReadError as error:
+            raise CalibrationError(f"calibration file {error}") from None
         return cls.from_dict(parsed, f"calibration file {path}")
 
 
