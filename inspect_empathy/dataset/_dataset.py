@@ -11,6 +11,8 @@ for the eval log.
 from __future__ import annotations
 
 import gc
+import hashlib
+import json
 import logging
 import mmap
 import random
@@ -339,6 +341,19 @@ def skipped_summary(dataset: Any) -> dict[str, Any] | None:
     return report.summary() if isinstance(report, LoadReport) else None
 
 
+def content_hash(records: Iterable[DialogRecord]) -> str:
+    """The sha256 of the records as loaded, in order: ids, turns, ratings, scales and
+    metadata. Two loads of one file agree; any change to what a sample holds (a text, a
+    rating, a dialog added or left out) changes it."""
+    digest = hashlib.sha256()
+    for record in records:
+        turns = [[turn.role, turn.content] for turn in record.turns]
+        item = [record.id, turns, record.rating, list(record.scale), record.metadata]
+        digest.update(json.dumps(item, sort_keys=True, default=repr).encode("utf-8", "replace"))
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
 def load_dialogs(
     source: str | Path = "default",
     format: str | None = None,
@@ -386,6 +401,7 @@ def load_dialogs(
             f"{report.source}: no dialogs to load" + (f" ({excluded})" if excluded else "")
         )
     report.loaded = len(records)
+    report.sha256 = content_hash(records)
     dataset = DialogDataset(
         records,
         cut_reply=cut_reply,

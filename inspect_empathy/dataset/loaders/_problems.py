@@ -104,6 +104,9 @@ class LoadReport:
         self.notes: list[str] = []
         self.loaded = 0
         self.skipped = False
+        self.sha256 = ""
+        """The content hash of the records loaded (`_dataset.content_hash`): what a
+        resumed run is pinned to."""
 
     def problem(self, where: str, kind: str, detail: str) -> None:
         self.problems.append(Problem(where, kind, detail))
@@ -145,4 +148,5 @@ class LoadReport:
             "excluded": dict(self.excluded.most_common()),
             "adjusted": dict(self.adjusted.most_common()),
             "notes": list(self.notes),
+            **({"sha256": self.sha256} if self.sha256 else {}),
         }
