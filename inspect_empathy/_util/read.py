@@ -3,6 +3,10 @@
 - JSON (`json_text`): no key given twice in one object, no ``NaN`` / ``Infinity``.
 - YAML (`yaml_text`): the safe loader; no aliases (``*name``: a few nested ones expand
   into gigabytes), no tags (``!!python/...``, ``!!binary``), no key given twice.
+- CSV/TSV (`csv_table`): one delimiter rule (`delimiter_of`); a row whose cell count is
+  not the header's is refused, naming its line, never read by position.
+- xlsx (`xlsx_table`): bounded inflated size and rows; the sheet named, else the first
+  visible one, named in the note.
 - Any file (`file_bytes`): a regular file (`file_kind.file_problem`) of at most the
   given size, refused unread otherwise.
 
@@ -13,15 +17,19 @@ naming the file, the line where known, and the problem; a value is never printed
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .file_kind import file_problem
 
-__all__ = ["READERS", "ReadError", "file_bytes", "json_file", "json_text", "yaml_file",
+__all__ = ["READERS", "ReadError", "Table", "csv_table", "delimiter_of", "file_bytes",
+           "json_file", "json_text", "table_file", "xlsx_table", "yaml_file",
            "yaml_text"]  # fmt: skip
 
 MAX_BYTES = 16 * 1024 * 1024
@@ -167,6 +175,148 @@ def yaml_file(path: str | os.PathLike[str], max_bytes: int = MAX_BYTES) -> Any:
     return yaml_text(_text(path, max_bytes), path)
 
 
-READERS: dict[str, Callable[[Path], Any]] = {"json": json_file, "yaml": yaml_file}
-"""Every whole-file reader, by kind (the CSV and workbook readers of rater files register
-here from `dataset.loaders.raters`)."""
+# --------------------------------------------------------------------------- tables
+
+
+@dataclass
+class Table:
+    """A table file's header (stripped) and rows (cells as read: text, or a workbook's
+    numbers), each row's line (CSV) or row number (workbook), and the sheet read."""
+
+    header: list[str]
+    rows: list[list[Any]]
+    numbers: list[int]
+    sheet: str = ""
+    note: str = ""
+    """What was read, for the load's notes (a workbook's sheet, hidden ones passed over)."""
+
+
+MAX_TABLE_BYTES = 256 * 1024 * 1024
+"""The largest CSV file, and the most a workbook's parts may inflate to, read as a table."""
+MAX_TABLE_ROWS = 2_000_000
+"""The most rows a workbook sheet read as a table may hold."""
+
+
+_BACKSLASH = ' (a quote escaped with a backslash? write it doubled: "")'
+
+
+def delimiter_of(header_line: str, suffix: str) -> str:
+    """The one delimiter rule: a tab for ``.tsv``; else ``;`` when the header line read
+    with ``;`` (quotes respected) has more cells than read with ``,``, else ``,``."""
+    if suffix == ".tsv":
+        return "\t"
+    cells = {d: len(next(csv.reader([header_line], delimiter=d), [])) for d in (",", ";")}
+    return ";" if cells[";"] > cells[","] else ","
+
+
+def csv_table(path: str | os.PathLike[str], max_bytes: int = MAX_TABLE_BYTES) -> Table:
+    """A CSV/TSV file as a `Table`: ReadError for a row whose cell count is not the
+    header's (naming its line; a row is never read by position), a broken quote, bytes
+    that are not UTF-8. Blank rows are skipped; a CR LF inside a cell reads as LF."""
+    text = _text(path, max_bytes)
+    first = text.split("\n", 1)[0]
+    delimiter = delimiter_of(first, Path(path).suffix.lower())
+    if csv.field_size_limit() < max_bytes:
+        csv.field_size_limit(max_bytes)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    header: list[str] | None = None
+    rows: list[list[Any]] = []
+    numbers: list[int] = []
+    line = 1
+    try:
+        for values in reader:
+            start, line = line, reader.line_num + 1
+            if not any(v.strip() for v in values):
+                continue
+            values = [v.replace("\r\n", "\n") for v in values]
+            if header is None:
+                header = [v.strip() for v in values]
+                continue
+            if len(values) != len(header):
+                hint = ""
+                if any('\\"' in v for v in values):
+                    hint = _BACKSLASH
+                problem = f"row has {len(values)} cells, the header {len(header)}"
+                raise ReadError(path, f"{problem}: not read by position{hint}", start)
+            rows.append(values)
+            numbers.append(start)
+    except csv.Error as ex:
+        hint = _BACKSLASH if '\\"' in text else ""
+        raise ReadError(path, f"bad CSV: {ex}{hint}", reader.line_num) from None
+    if header is None:
+        raise ReadError(path, "the file is empty")
+    return Table(header, rows, numbers)
+
+
+def xlsx_table(
+    path: str | os.PathLike[str],
+    sheet: str | None = None,
+    max_bytes: int = MAX_TABLE_BYTES,
+    max_rows: int = MAX_TABLE_ROWS,
+) -> Table:
+    """A workbook's sheet as a `Table`: the sheet named, else the first visible one (the
+    note names it, and any hidden sheet passed over). ReadError, before it is opened, for
+    a workbook whose parts inflate past ``max_bytes``; for a sheet past ``max_rows``."""
+    import zipfile
+
+    file_bytes(path, max_bytes)  # a regular file, not larger than the bound
+    try:
+        with zipfile.ZipFile(path) as archive:
+            inflated = sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, OSError) as ex:
+        raise ReadError(path, f"unreadable workbook: {ex}") from None
+    if inflated > max_bytes:
+        raise ReadError(path, f"the workbook inflates to {inflated} bytes, more than the "
+                              f"{max_bytes} read here: refused unread")  # fmt: skip
+    try:
+        import openpyxl
+    except ImportError:
+        raise ReadError(
+            path, "reading .xlsx needs openpyxl (pip install 'inspect-empathy[xlsx]')"
+        ) from None
+    try:
+        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except Exception as ex:  # noqa: BLE001 - any unreadable workbook is named
+        raise ReadError(path, f"unreadable workbook: {short(str(ex), 120)}") from None
+    try:
+        names = list(book.sheetnames)
+        hidden = [n for n in names if book[n].sheet_state != "visible"]
+        if sheet is not None:
+            if sheet not in names:
+                raise ReadError(path, f"no sheet {sheet!r} (sheets: {', '.join(names)})")
+            name = sheet
+        else:
+            visible = [n for n in names if n not in hidden]
+            if not visible:
+                raise ReadError(path, "every sheet is hidden: name one with 'sheet:'")
+            name = visible[0]
+        rows: list[list[Any]] = []
+        for row in book[name].iter_rows(values_only=True):
+            if len(rows) > max_rows:
+                raise ReadError(path, f"sheet {name!r} has more than {max_rows} rows")
+            rows.append(list(row))
+    finally:
+        book.close()
+    note = ""
+    if len(names) > 1 or hidden:
+        passed = [n for n in hidden if n != name]
+        note = f"{Path(path).name}: sheet {name!r} read" + (
+            f" (hidden sheet(s) {', '.join(map(repr, passed))} not read)" if passed else ""
+        )
+    if not rows:
+        raise ReadError(path, f"sheet {name!r} is empty")
+    header = ["" if v is None else str(v).strip() for v in rows[0]]
+    return Table(header, rows[1:], list(range(2, len(rows) + 1)), name, note)
+
+
+def table_file(path: str | os.PathLike[str], sheet: str | None = None) -> Table:
+    """A CSV, TSV or workbook file as a `Table` (`csv_table`, `xlsx_table`)."""
+    if Path(path).suffix.lower() in (".xlsx", ".xlsm"):
+        return xlsx_table(path, sheet)
+    return csv_table(path)
+
+
+READERS: dict[str, Callable[..., Any]] = {
+    "json": json_file, "yaml": yaml_file, "csv": csv_table, "xlsx": xlsx_table,
+}  # fmt: skip
+"""Every whole-file reader, by kind: each takes the path (and a size bound)."""
