@@ -94,8 +94,18 @@ def neutralise(value: Any) -> Any:
     return value
 
 
+def _number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def markdown_cell(value: Any) -> str:
-    """A Markdown table cell: neutralised, ``|`` and ``\\`` escaped, line breaks as spaces
-    (a cell never splits the table nor starts a new row)."""
-    text = str(neutralise(value)).replace("\\", "\\\\").replace("|", "\\|")
+    """A Markdown table cell: text neutralised (a number written as text, ``-0.12``, kept),
+    ``|`` and ``\\`` escaped, line breaks as spaces (a cell never splits the table nor
+    starts a new row)."""
+    text = str(value if not isinstance(value, str) or _number(value) else neutralise(value))
+    text = text.replace("\\", "\\\\").replace("|", "\\|")
     return " ".join(text.splitlines()) if text.splitlines() else text
