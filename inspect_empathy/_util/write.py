@@ -8,6 +8,7 @@ spreadsheet or a Markdown table is neutralised and escaped (`neutralise`, `markd
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import unicodedata
 from collections.abc import Iterable
@@ -94,18 +95,16 @@ def neutralise(value: Any) -> Any:
     return value
 
 
-def _number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+_NUMBER = re.compile(r"[-+]?(\d[\d.]*([eE][-+]?\d+)?|nan|inf)( \[[-+\d.e, ]*\])?", re.I)
+"""A number as a table writes it, with its interval (``-0.958 [-1.000, -0.917]``)."""
 
 
 def markdown_cell(value: Any) -> str:
-    """A Markdown table cell: text neutralised (a number written as text, ``-0.12``, kept),
+    """A Markdown table cell: text neutralised (a number written as text kept, ``-0.12``),
     ``|`` and ``\\`` escaped, line breaks as spaces (a cell never splits the table nor
     starts a new row)."""
-    text = str(value if not isinstance(value, str) or _number(value) else neutralise(value))
+    bare = value.strip() if isinstance(value, str) else None
+    plain = bare is None or bare in ("", "-") or _NUMBER.fullmatch(bare)
+    text = str(value if plain else neutralise(value))
     text = text.replace("\\", "\\\\").replace("|", "\\|")
     return " ".join(text.splitlines()) if text.splitlines() else text
