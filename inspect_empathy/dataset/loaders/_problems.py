@@ -106,7 +106,7 @@ class LoadReport:
         self.skipped = False
         self.sha256 = ""
         """The content hash of the records loaded (`_dataset.content_hash`): what a
-        resumed run is pinned to."""
+        resumed run is pinned to (the task adds it to the log's dataset summary)."""
 
     def problem(self, where: str, kind: str, detail: str) -> None:
         self.problems.append(Problem(where, kind, detail))
@@ -148,5 +148,4 @@ class LoadReport:
             "excluded": dict(self.excluded.most_common()),
             "adjusted": dict(self.adjusted.most_common()),
             "notes": list(self.notes),
-            **({"sha256": self.sha256} if self.sha256 else {}),
         }
