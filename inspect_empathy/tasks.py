@@ -137,6 +137,7 @@ def empathy(
     if per_turn:
         data = data.per_turn()
     summary = skipped_summary(data)
+    check_retry_inputs(summary, identity)
     rated = any(record.rating is not None for record in data.records)
     asking = judge_generate(
         method=method, completions=n, cot=cot, precision=precision, rubric=rubric
@@ -166,7 +167,7 @@ def empathy(
         epochs=Epochs(1, empathy_mean()),
         headline_metric=HeadlineMetric(metric=HEADLINE_METRIC) if rated else None,
         setup=calibration_setup(calibration, provenance),
-        version=task_version(provenance),
+        version=task_version(provenance, summary, identity),
         viewer={"conversation": JUDGE_VIEW, "prompt": PROMPT_VIEW}.get(input),
         metadata={
             "mode": "judge",
@@ -208,18 +209,56 @@ def calibration_provenance(
     return provenance
 
 
-def task_version(provenance: dict[str, Any] | None) -> str:
-    """`TASK_VERSION`, and with a calibration map its content (``+calibration.<hash>``).
+def task_version(
+    provenance: dict[str, Any] | None,
+    dataset: dict[str, Any] | None = None,
+    rubric: dict[str, str] | None = None,
+) -> str:
+    """`TASK_VERSION` and the content of everything the run read: the dataset's records
+    (``+dataset.<hash>``), the rubric (``.rubric.<hash>``) and a calibration map
+    (``.calibration.<hash>``), 16 hex digits each.
 
     Inspect pairs an eval set's tasks with their logs by an identity that holds the
-    task's version: a set resumed after the map's file changed finds no log of its
-    tasks and stops (its log folder holds a log of another task) rather than score the
-    resumed dialogs with the new map and the others with the old."""
-    if not provenance:
-        return TASK_VERSION
-    from .stats.calibration import content_key
+    task's version: a set resumed after one of these files changed finds no log of its
+    tasks and stops (its log folder holds a log of another task) rather than judge the
+    resumed dialogs on the new file and the others on the old."""
+    pins = []
+    if dataset and dataset.get("sha256"):
+        pins.append(f"dataset.{str(dataset['sha256'])[:16]}")
+    if rubric and rubric.get("sha256"):
+        pins.append(f"rubric.{rubric['sha256'][:16]}")
+    if provenance:
+        from .stats.calibration import content_key
 
-    return f"{TASK_VERSION}+calibration.{content_key(provenance)}"
+        pins.append(f"calibration.{content_key(provenance)}")
+    return TASK_VERSION + ("+" + ".".join(pins) if pins else "")
+
+
+def check_retry_inputs(dataset: dict[str, Any] | None, rubric: dict[str, str]) -> None:
+    """Under ``eval-retry`` (or an eval set resuming a log): one line naming the dataset
+    or rubric file when its content is not the retried run's, before any model call (the
+    retried dialogs would be judged on the new file beside the others judged on the old).
+    A log from before the hashes were recorded is not checked."""
+    from .stats.calibration import retried_log_metadata
+
+    recorded = retried_log_metadata()
+    if recorded is None:
+        return
+    was = (recorded.get("dataset") or {}).get("sha256")
+    now = (dataset or {}).get("sha256")
+    if was and now and was != now:
+        raise OptionError(
+            f"eval-retry: the dataset {dataset.get('source') if dataset else ''} changed since "
+            f"the run being retried (content {str(was)[:12]}..., now {str(now)[:12]}...): "
+            "restore it, or start a new run"
+        )
+    was = (recorded.get("rubric") or {}).get("sha256")
+    if was and rubric.get("sha256") and was != rubric["sha256"]:
+        raise OptionError(
+            f"eval-retry: the rubric {rubric.get('source')} changed since the run being "
+            f"retried (content {str(was)[:12]}..., now {rubric['sha256'][:12]}...): restore "
+            "it, or start a new run"
+        )
 
 
 def calibration_setup(
@@ -335,6 +374,8 @@ def empathy_response(
     )
     if per_turn:
         data = data.per_turn()
+    summary = skipped_summary(data)
+    check_retry_inputs(summary, identity)
     if group_by:
         check_group_key(data, group_by)
     solvers: list[Solver] = []
@@ -361,7 +402,7 @@ def empathy_response(
         ),
         epochs=Epochs(1, empathy_mean()),
         setup=calibration_setup(calibration, provenance, GRADER_ROLE, self_grading),
-        version=task_version(provenance),
+        version=task_version(provenance, summary, identity),
         metadata={
             "mode": "response",
             "rubric": identity,
@@ -370,7 +411,7 @@ def empathy_response(
             "cot": cot,
             "self_grading": self_grading,
             "group_by": group_by,
-            "dataset": skipped_summary(data),
+            "dataset": summary,
             "calibration": provenance,
         },
     )

@@ -180,17 +180,21 @@ def _parser() -> argparse.ArgumentParser:
 
 def calibrate_command(args: argparse.Namespace) -> int:
     """``inspect-empathy calibrate``: fit a map on labelled logs and write it."""
+    from .._util.write import WriteRefused, check_not_input
     from ..compare.comparison import CompareError
     from ..compare.fit import CalibrateError, calibrate_logs
     from ..compare.folder import check_writable
+    from ..compare.logs import find_logs
 
     try:
         if args.out.is_dir():
             raise CalibrateError(f"--out {args.out} is a folder: name the calibration file")
         check_writable(args.out.parent, what=f"the calibration file {args.out}")
-        fitted, judge = calibrate_logs(args.logs, method=args.method, judge=args.judge)
-        fitted.to_json(args.out)
-    except (CalibrateError, CompareError, OSError) as ex:
+        logs = find_logs(args.logs)
+        check_not_input(args.out, logs, "--out")  # before the logs are read
+        fitted, judge = calibrate_logs(logs, method=args.method, judge=args.judge)
+        fitted.to_json(args.out, inputs=logs)
+    except (CalibrateError, CompareError, WriteRefused, OSError) as ex:
         print(f"inspect-empathy calibrate: {ex}", file=sys.stderr)
         return 1
     print(

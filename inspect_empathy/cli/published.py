@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._util.write import markdown_cell, write_text
+
 REPRODUCE_HELP = """\
 Compute a published agreement table from the authors' own per-rater files and print each
 cell beside the published value: the standard QWK on the scale's categories, the paper's
@@ -122,10 +124,11 @@ class ScaleSection:
 
         if not self.frames:
             return {}
-        path = Path(out) / "scale_agreement.csv"
-        pd.concat(self.frames, ignore_index=True).to_csv(path, index=False)
-        md = Path(out) / "scale_agreement.md"
-        md.write_text(self.text + "\n", encoding="utf-8")
+        from ..compare.report import write_csv
+
+        frame = pd.concat(self.frames, ignore_index=True)
+        path = write_csv(frame, Path(out) / "scale_agreement.csv")
+        md = write_text(Path(out) / "scale_agreement.md", self.text + "\n")
         return {"scale_agreement.csv": path, "scale_agreement.md": md}
 
 
@@ -159,7 +162,8 @@ def scale_section(comparison: Any, specs: list[str], kind: str = "standard") -> 
         lines.append("| a | b | n | kappa | p |")
         lines.append("|---|---|---|---|---|")
         for _, r in frame.iterrows():
-            lines.append(f"| {r['a']} | {r['b']} | {r['n']} | {r['kappa']:.3f} | {r['p']:.3g} |")
+            a, b = _cell(r["a"]), _cell(r["b"])
+            lines.append(f"| {a} | {b} | {r['n']} | {r['kappa']:.3f} | {r['p']:.3g} |")
         if pub.table.responder is not None:
             lines += _responder_lines(pub, inspect_judges, comparison, section)
     section.text = "\n".join(lines)
@@ -167,8 +171,9 @@ def scale_section(comparison: Any, specs: list[str], kind: str = "standard") -> 
 
 
 def _cell(text: Any) -> str:
-    """A Markdown table cell: a '|' in a name does not split it."""
-    return str(text).replace("|", "\\|")
+    """A Markdown table cell (`_util.write.markdown_cell`): a '|' or line break in a name
+    does not split the table, a formula start is neutralised."""
+    return markdown_cell(text)
 
 
 def _responder_lines(

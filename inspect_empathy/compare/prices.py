@@ -23,14 +23,13 @@ line naming the file.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._util.file_kind import file_problem
+from .._util.read import ReadError, json_file, yaml_file
 from .._util.usage import member_model
 from .comparison import CompareError, LogSource, is_baseline
 
@@ -79,71 +78,26 @@ class Prices:
     models: dict[str, Price]
 
 
+MAX_PRICE_BYTES = 1024 * 1024
+"""A price file is a few lines a model: anything larger is refused unread."""
+
+
 def load_prices(path: LogSource) -> Prices:
-    """Read and check a price file (CompareError, one line naming the file)."""
+    """Read and check a price file (CompareError, one line naming the file): JSON or YAML
+    read by the one reader of each kind (`_util.read`: no key twice, no alias, no tag)."""
     shown = str(path)
-    if file_problem(path)[1]:  # a FIFO would hang, a device never end: refused unread
-        raise CompareError(f"{shown}: cannot read the price file ({file_problem(path)[1]})")
+    reader = json_file if shown.lower().endswith(".json") else yaml_file
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as ex:
-        raise CompareError(f"{shown}: cannot read the price file ({_first_line(ex)})") from None
-    try:
-        if shown.lower().endswith(".json"):
-            data = json.loads(text, object_pairs_hook=_no_twice(shown))
-        else:
-            data = _yaml_no_twice(shown, text)
-    except CompareError:
-        raise
-    except Exception as ex:  # noqa: BLE001 - any parse error is one line
-        kind = "JSON" if shown.lower().endswith(".json") else "YAML"
-        raise CompareError(f"{shown}: not valid {kind} ({_first_line(ex)})") from None
+        data = reader(Path(path), MAX_PRICE_BYTES)
+    except ReadError as ex:
+        line = f"line {ex.line}: " if ex.line else ""
+        raise CompareError(f"{shown}: {line}{ex.problem}") from None
     if not isinstance(data, Mapping) or not data:
         raise CompareError(
             f"{shown}: a price file maps each judge model to its price per million tokens, "
             "e.g. 'openai/gpt-4o: {input: 2.5, output: 10}'"
         )
     return Prices(shown, {str(model): _price(shown, str(model), v) for model, v in data.items()})
-
-
-def _twice(file: str, key: str, first: str, second: str) -> CompareError:
-    return CompareError(f"{file}: {key!r} is priced twice ({first} and {second}): keep one of them")
-
-
-def _no_twice(file: str) -> Any:
-    """A ``json.loads`` hook refusing a key given twice in one object."""
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        seen: dict[str, Any] = {}
-        for key, value in items:
-            if key in seen:
-                raise _twice(file, key, f"first {json.dumps(seen[key])}",
-                             f"then {json.dumps(value)}")  # fmt: skip
-            seen[key] = value
-        return seen
-
-    return pairs
-
-
-def _yaml_no_twice(file: str, text: str) -> Any:
-    """``yaml.safe_load`` refusing a mapping key given twice (naming both lines)."""
-    import yaml
-
-    class Loader(yaml.SafeLoader):
-        pass
-
-    def mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-        lines: dict[Any, int] = {}
-        for key_node, _ in node.value:
-            key = loader.construct_object(key_node, deep=True)
-            line = key_node.start_mark.line + 1
-            if key in lines:
-                raise _twice(file, str(key), f"line {lines[key]}", f"line {line}")
-            lines[key] = line
-        return loader.construct_mapping(node, deep=True)
-
-    Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
-    return yaml.load(text, Loader=Loader)  # noqa: S506 - a SafeLoader subclass
 
 
 def _price(file: str, model: str, value: Any) -> Price:
@@ -176,11 +130,6 @@ def _price(file: str, model: str, value: Any) -> Price:
             )
         numbers[str(key)] = float(number)
     return Price(**numbers)
-
-
-def _first_line(ex: BaseException) -> str:
-    text = str(ex).strip()
-    return text.splitlines()[0] if text else type(ex).__name__
 
 
 def priced_models(samples: pd.DataFrame) -> set[str]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import json
 import math
-import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._util.write import FORMULA_PREFIXES, neutralise  # noqa: F401  (re-exported)
 from .comparison import LEVELS, JudgeComparison
 from .formats import (  # noqa: F401  (re-exported: report.number, ... stay importable)
     DASH,
@@ -667,30 +667,6 @@ def html_report(comparison: JudgeComparison, images: dict[str, Path]) -> str:
 
 
 # --- CSV and JSON -------------------------------------------------------------------------
-
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\uff1d", "\uff0b", "\uff0d", "\uff20")
-"""Cell starts that spreadsheets run as a formula (CSV injection), full-width forms too."""
-
-
-def _control(char: str) -> bool:
-    return unicodedata.category(char) == "Cc"
-
-
-def neutralise(value: Any) -> Any:
-    """A text cell that a spreadsheet could run as a formula, prefixed with ``'``.
-
-    That is a cell starting with a control character (tab, CR, NUL, ...) or with
-    ``=``, ``+``, ``-`` or ``@`` once leading whitespace and control characters are
-    skipped.
-    """
-    if not isinstance(value, str) or not value:
-        return value
-    rest = value.lstrip()
-    while rest and (_control(rest[0]) or rest[0].isspace()):
-        rest = rest[1:]
-    if _control(value[0]) or rest.startswith(FORMULA_PREFIXES):
-        return "'" + value
-    return value
 
 
 def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:

@@ -11,6 +11,8 @@ for the eval log.
 from __future__ import annotations
 
 import gc
+import hashlib
+import json
 import logging
 import mmap
 import random
@@ -330,13 +332,38 @@ class DialogDataset(Dataset):
 
 
 def skipped_summary(dataset: Any) -> dict[str, Any] | None:
-    """How a dataset was loaded, for the eval log: loaded, skipped and excluded by reason.
+    """How a dataset was loaded, for the eval log: loaded, skipped and excluded by reason,
+    and the records' content hash (``sha256``, `content_hash`).
 
     None for datasets not made by `load_dialogs`. Put it in ``Task(metadata=...)``
     so that it lands in the log header (``log.eval.metadata``).
     """
     report = getattr(dataset, "load_report", None)
-    return report.summary() if isinstance(report, LoadReport) else None
+    if not isinstance(report, LoadReport):
+        return None
+    return {**report.summary(), **({"sha256": report.sha256} if report.sha256 else {})}
+
+
+def content_hash(records: Iterable[DialogRecord], *context: Any) -> str:
+    """The sha256 of the records as loaded, in order (ids, turns, ratings, scales,
+    metadata) and of ``context`` (a spec's bytes, the mapping). Two loads of one file
+    agree; any change to what a sample holds (a text, a rating, a dialog added or left
+    out) changes it. A lazy CSV record is hashed by its row's cells, never built."""
+    from .loaders._column_records import lazy_row
+
+    digest = hashlib.sha256()
+    for item in context:
+        digest.update(json.dumps(item, sort_keys=True, default=repr).encode("utf-8"))
+    for record in records:
+        row = lazy_row(record)
+        if row is not None:
+            item: Any = row
+        else:
+            turns = [[turn.role, turn.content] for turn in record.turns]
+            item = [record.id, turns, record.rating, list(record.scale), record.metadata]
+        digest.update(json.dumps(item, sort_keys=True, default=repr).encode("utf-8"))
+        digest.update(b"\n")
+    return digest.hexdigest()
 
 
 def load_dialogs(
@@ -386,6 +413,8 @@ def load_dialogs(
             f"{report.source}: no dialogs to load" + (f" ({excluded})" if excluded else "")
         )
     report.loaded = len(records)
+    spec = src.spec_file.read_bytes().hex() if src.spec_file is not None else None
+    report.sha256 = content_hash(records, spec, src.mapping, src.options)
     dataset = DialogDataset(
         records,
         cut_reply=cut_reply,

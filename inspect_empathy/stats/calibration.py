@@ -31,7 +31,6 @@ import datetime
 import hashlib
 import json
 import math
-import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -43,6 +42,8 @@ import pandas as pd
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from .._util.file_kind import file_problem
+from .._util.read import ReadError, json_text
+from .._util.write import WriteRefused, write_text
 from ._agreement import BCA_MAX_N, quadratic_weighted_kappa, round_score, weighted_kappa
 from ._resample import batches, percentile_interval, resample_counts
 from .humans import bootstrap_ci, qwk_along
@@ -270,11 +271,12 @@ class Calibration:
             **({"rubric": self.rubric} if self.rubric is not None else {}),
         }
 
-    def to_json(self, path: str | Path | None = None) -> str:
+    def to_json(self, path: str | Path | None = None, inputs: Sequence[str] = ()) -> str:
         """The map as JSON text; also written to ``path`` when given (whole or not at all).
 
         CalibrationError, with nothing written, for a map `from_json` would refuse: one
-        that cannot keep the judge's order, or a file over `MAX_FILE_BYTES`.
+        that cannot keep the judge's order, a file over `MAX_FILE_BYTES`, or a ``path``
+        that is one of ``inputs`` (the files the map was fitted on).
         """
         where = "calibration map" if path is None else f"calibration file {path}"
         Calibration.from_dict(self.as_dict(), where)
@@ -286,13 +288,10 @@ class Calibration:
                 f"{MAX_FILE_BYTES} a calibration file may hold"
             )
         if path is not None:
-            target = Path(path)
-            aside = target.with_name(f".{target.name}.{os.getpid()}.tmp")
             try:
-                aside.write_text(text, encoding="utf-8")
-                os.replace(aside, target)
-            finally:
-                aside.unlink(missing_ok=True)
+                write_text(path, text, inputs, what="the calibration file")
+            except WriteRefused as ex:
+                raise CalibrationError(str(ex)) from None
         return text
 
     @classmethod
@@ -376,14 +375,10 @@ class Calibration:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
             raise CalibrationError(f"calibration file {path}: cannot be read ({error})") from None
-        try:
-            parsed = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise CalibrationError(
-                f"calibration file {path}, line {error.lineno}: not valid JSON ({error.msg})"
-            ) from None
-        except RecursionError:
-            raise CalibrationError(f"calibration file {path}: JSON nested too deeply") from None
+        try:  # the one JSON reader: no key twice (the last would win), no NaN
+            parsed = json_text(text, path)
+        except ReadError as error:
+            raise CalibrationError(f"calibration file {error}") from None
         return cls.from_dict(parsed, f"calibration file {path}")
 
 

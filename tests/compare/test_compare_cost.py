@@ -188,7 +188,7 @@ def test_cost_per_scored_dialog_from_a_price_file(judge_logs: dict[str, Any]) ->
         (f"{NO_N}: {{input: 1}}", f"{NO_N}: no output price"),
         (f"{NO_N}: {{input: true, output: 2}}", "input must be a number >= 0"),
         ("- just a list", "maps each judge model to its price"),
-        (f"{NO_N}: {{input: [1, output: 2}}", "not valid YAML"),
+        (f"{NO_N}: {{input: [1, output: 2}}", "bad YAML"),
         (f"{NO_N}: 3", "a price is a mapping of input, output, input_cache_read"),
         (
             f"{NO_N}: {{input: 1, output: 2, cache_read: 0.5}}",
@@ -196,9 +196,13 @@ def test_cost_per_scored_dialog_from_a_price_file(judge_logs: dict[str, Any]) ->
         ),
         (
             f"{NO_N}: {{input: 1, output: 2}}\n{NO_N}: {{input: 100, output: 200}}",
-            f"'{NO_N}' is priced twice (line 1 and line 2)",
+            f"key '{NO_N}' given twice (line 1 and line 2)",
         ),
-        (f"{NO_N}: {{input: 1, output: 2, input: 3}}", "'input' is priced twice"),
+        (f"{NO_N}: {{input: 1, output: 2, input: 3}}", "key 'input' given twice"),
+        # issue 48.10: an alias bomb nested in a value ended in MemoryError
+        (f"a: &a [x, x]\nb: &b [*a, *a]\n{NO_N}: {{input: *b, output: 2}}",
+         "line 2: bad YAML: aliases (*name) are not allowed"),
+        (f"{NO_N}: !!python/object:os.system {{input: 1}}", "bad YAML: tags"),
         ("someone/else: {input: 1, output: 2}", f"no price for {NO_N}"),
     ],
 )

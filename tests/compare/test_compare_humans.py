@@ -347,3 +347,24 @@ def test_calibrate_rejects_an_unknown_method(rated_logs: Path) -> None:
     with pytest.raises(CalibrateError, match="--method must be one of"):
         calibrate_logs([rated_logs], method="cubic", judge=LEXICON)
     assert math.isfinite(calibrate_logs([rated_logs], judge=LEXICON)[0].parameters["offset"])
+
+
+def test_calibrate_never_writes_over_a_log_it_reads(
+    rated_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 48.1: ``--out`` naming one of the input logs (by its name or through a link)
+    replaced the paid run's log with a small JSON map, exit 0. It is refused in one line
+    before any log is read, and the log is left as it was."""
+    log = sorted(rated_logs.glob("*.eval"))[0]
+    before = log.read_bytes()
+    link = tmp_path / "map.json"
+    link.symlink_to(log)
+    for out in (log, link):
+        assert main(["calibrate", str(rated_logs), "--judge", LEXICON, "--out", str(out)]) == 1
+        message = capsys.readouterr().err.strip()
+        assert "\n" not in message and "one of the files this command reads" in message
+        assert log.read_bytes() == before
+    assert main(["calibrate", str(rated_logs), "--judge", LEXICON, "--out", str(link)]) == 1
+    link.unlink()
+    assert main(["calibrate", str(rated_logs), "--judge", LEXICON, "--out", str(link)]) == 0
+    assert json.loads(link.read_text())["method"] == "shift" and log.read_bytes() == before

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from synthetic_logs import sample, write_log
 
@@ -343,3 +344,20 @@ def test_a_judge_that_scored_998_of_999_is_not_shown_at_100_percent(tmp_path: Pa
     text = terminal_text(comparison)
     line = next(x for x in text.splitlines() if "| published:most [low coverage] |" in x)
     assert "| 99.9%" in line and "100%" not in line
+
+
+def test_scale_agreement_files_neutralise_and_escape_names(tmp_path: Path) -> None:
+    """Issue 48.9: scale_agreement.csv kept judge, rater and spec names raw (a formula in a
+    spreadsheet), and a '|' in a name split scale_agreement.md's table."""
+    from inspect_empathy.cli.published import ScaleSection, _cell
+
+    hostile = ['=HYPERLINK("http://x")', "@SUM(1)", "-2+3+cmd", "a|b"]
+    frame = pd.DataFrame({"spec": hostile, "a": hostile, "b": hostile[::-1],
+                          "n": [3] * 4, "kappa": [0.5] * 4, "p": [0.1] * 4})  # fmt: skip
+    text = "| a | b |\n|---|---|\n" + "\n".join(f"| {_cell(x)} | {_cell(x)} |" for x in hostile)
+    ScaleSection(text, [frame]).write(tmp_path)
+    written = pd.read_csv(tmp_path / "scale_agreement.csv", dtype=str, keep_default_na=False)
+    for column in ("spec", "a", "b"):
+        assert all(c.startswith("'") or c == "a|b" for c in written[column])
+    rows = (tmp_path / "scale_agreement.md").read_text(encoding="utf-8").splitlines()[2:]
+    assert all(len(row.replace("\\|", "").split("|")) == 4 for row in rows)

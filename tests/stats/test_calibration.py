@@ -226,7 +226,7 @@ GOOD |= {"parameters": {"offset": -0.5}, "n": 30, "fitted_on": ["x.eval"]}
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ("{not json", r"line 1: not valid JSON"),
+        ("{not json", r":1: bad JSON: Expecting property name"),
         ([1, 2], r"expected a JSON object"),
         ({**GOOD, "format": "other"}, r"not an inspect-empathy calibration"),
         ({**GOOD, "version": 2}, r"version 2 is not supported"),
@@ -368,3 +368,20 @@ def test_large_samples_take_the_counted_intervals(monkeypatch: pytest.MonkeyPatc
     finite = qwk[np.isfinite(qwk)]
     assert [got["qwk_low"], got["qwk_high"]] == pytest.approx(np.percentile(finite, [2.5, 97.5]))
     assert got["mae_low"] <= got["mae"] <= got["mae_high"]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('"offset": 0.5, "offset": 3.0', r"key 'offset' given twice in one object \(0.5, then 3"),
+        ('"offset": NaN', r"NaN is not a number JSON allows"),
+    ],
+)
+def test_a_key_given_twice_or_nan_is_refused(tmp_path: Path, text: str, message: str) -> None:
+    """Issue 48.5: ``"offset": 0.5, "offset": 3.0`` applied the last value (3.0 added to
+    every score). The one JSON reader refuses a repeated key and NaN, naming the file."""
+    body = json.dumps({k: v for k, v in GOOD.items() if k != "parameters"})
+    path = tmp_path / "twice.json"
+    path.write_text(body[:-1] + ', "parameters": {' + text + "}}", encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"calibration file {path}: bad JSON: {message}"):
+        Calibration.from_json(path)

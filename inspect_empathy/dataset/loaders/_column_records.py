@@ -118,6 +118,18 @@ def _field(name: str) -> property:
     return property(get, set, doc=f"The record's {name} (read from its row on first use).")
 
 
+def lazy_row(record: DialogRecord) -> list[str] | None:
+    """The cells of a `LazyRecord`'s row while it is not yet read (None otherwise), read
+    without building the record."""
+    if type(record) is not LazyRecord:
+        return None
+    index = _TURNS.__get__(record)
+    if type(index) is not int:
+        return None
+    table = _SCALE.__get__(record).table
+    return None if table is None else table.row(index)
+
+
 class LazyRecord(DialogRecord):
     """The record of a CSV row that passed the column checks, read from the row when one
     of its fields is first used (the transcript split into turns, one per line).

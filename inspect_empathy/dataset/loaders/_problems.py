@@ -104,6 +104,9 @@ class LoadReport:
         self.notes: list[str] = []
         self.loaded = 0
         self.skipped = False
+        self.sha256 = ""
+        """The content hash of the records loaded (`_dataset.content_hash`): what a
+        resumed run is pinned to (the task adds it to the log's dataset summary)."""
 
     def problem(self, where: str, kind: str, detail: str) -> None:
         self.problems.append(Problem(where, kind, detail))

@@ -11,11 +11,11 @@ reply, counted; default ``error``) and ``unescape`` (``empathetic_dialogues``:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..._util.read import ReadError, json_text
 from ...dialogs import (
     RUBRIC_SCALE,
     TRAILING_KEY,
@@ -153,13 +153,13 @@ def load_jsonl(path: Path, report: LoadReport, **mapping: Any) -> Iterator[Locat
 def parse_json_file(path: Path, report: LoadReport) -> Any:
     """A JSON file's content, or None with a bad-JSON problem (line and column)."""
     text = read_text(path)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as ex:
-        report.problem(f"{path}:{ex.lineno}", BAD_JSON, f"bad JSON: {ex.msg} (column {ex.colno})")
+    try:  # the one JSON reader (`_util.read`): no key twice, no NaN
+        return json_text(text, path)
+    except ReadError as ex:
+        if not ex.line:  # not a syntax error at a place: a key twice, NaN, too deep
+            raise DatasetError(str(ex)) from None
+        report.problem(f"{path}:{ex.line}", BAD_JSON, ex.problem)
         return None
-    except RecursionError:
-        raise DatasetError(f"{path}: bad JSON: nested too deeply to read") from None
 
 
 def json_items(data: Any, path: Path | str) -> list[Any]:

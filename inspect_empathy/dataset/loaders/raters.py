@@ -61,6 +61,7 @@ from pathlib import Path
 from typing import Any
 
 from ..._util.file_kind import file_problem
+from ..._util.read import ReadError, table_file
 from ...dialogs import Turn, end_with_bot
 from ...errors import DatasetError
 from ._files import inside_folder
@@ -136,6 +137,8 @@ class SourceReport:
     marked_missing: int = 0
     bad: list[BadCell] = field(default_factory=list)
     absent_responders: list[str] = field(default_factory=list)
+    sheet: str = ""
+    """A workbook's note: the sheet read (and any hidden sheet passed over)."""
 
     def line(self) -> str:
         """One line for the load's notes."""
@@ -160,6 +163,8 @@ class SourceReport:
         if self.absent_responders:
             parts.append(f"no column for responder(s) {_few(self.absent_responders)} (missing)")
         parts += [f"{n} {kind} cell(s)" for kind, n in sorted(kinds.items())]
+        if self.sheet:
+            parts.append(self.sheet)
         return f"{self.name} ({self.file}): " + "; ".join(parts)
 
 
@@ -399,50 +404,21 @@ def _sources(
 # --------------------------------------------------------------------------- files
 
 
-def read_rows(path: Path, sheet: str | None = None) -> tuple[list[str], list[list[Any]]]:
-    """(header, rows) of a CSV, TSV or XLSX file; cells as read (text, or numbers in XLSX)."""
-    suffix = path.suffix.lower()
-    if suffix in (".xlsx", ".xlsm"):
-        try:
-            import openpyxl
-        except ImportError as ex:
-            raise DatasetError(
-                f"{path}: reading .xlsx needs openpyxl (pip install 'inspect-empathy[xlsx]')"
-            ) from ex
-        try:
-            book = openpyxl.load_workbook(path, read_only=True, data_only=True)
-        except Exception as ex:  # noqa: BLE001 - any unreadable workbook is named
-            raise DatasetError(f"{path}: unreadable workbook: {ex}") from ex
-        try:
-            if sheet is not None and sheet not in book.sheetnames:
-                raise DatasetError(
-                    f"{path}: no sheet {sheet!r} (sheets: {', '.join(book.sheetnames)})"
-                )
-            name = sheet or book.sheetnames[0]
-            rows = [list(r) for r in book[name].iter_rows(values_only=True)]
-        finally:
-            book.close()
-        if not rows:
-            raise DatasetError(f"{path}: the sheet is empty")
-        header = ["" if v is None else str(v).strip() for v in rows[0]]
-        if any(v is None for row in rows[1:] for v in row):
-            _mark_uncached_formulas(path, name, rows)
-        return header, rows[1:]
-    import csv
-
-    delimiter = "\t" if suffix == ".tsv" else ","
+def read_rows(
+    path: Path, sheet: str | None = None, notes: list[str] | None = None
+) -> tuple[list[str], list[list[Any]]]:
+    """(header, rows) of a CSV, TSV or XLSX file, read by the one table reader
+    (`_util.read.table_file`); cells as read (text, or numbers in XLSX). The sheet read
+    of a workbook is named in ``notes``."""
     try:
-        with path.open(encoding="utf-8-sig", newline="") as file:
-            first = file.readline()
-            if delimiter == "," and "," not in first and ";" in first:
-                delimiter = ";"  # a spreadsheet's export where the comma is the decimal mark
-            file.seek(0)
-            table = list(csv.reader(file, delimiter=delimiter))
-    except (OSError, UnicodeDecodeError, csv.Error) as ex:
-        raise DatasetError(f"{path}: unreadable file: {ex}") from ex
-    if not table:
-        raise DatasetError(f"{path}: the file is empty")
-    return [h.strip() for h in table[0]], table[1:]
+        table = table_file(path, sheet)
+    except ReadError as ex:
+        raise DatasetError(str(ex)) from None
+    if table.note and notes is not None:
+        notes.append(table.note)
+    if table.sheet and any(v is None for row in table.rows for v in row):
+        _mark_uncached_formulas(path, table.sheet, table.rows)
+    return table.header, table.rows
 
 
 @dataclass(frozen=True)
@@ -464,7 +440,8 @@ def _mark_uncached_formulas(path: Path, sheet: str, rows: list[list[Any]]) -> No
 
     book = openpyxl.load_workbook(path, read_only=True, data_only=False)
     try:
-        for row, formulas in zip(rows, book[sheet].iter_rows(values_only=True), strict=False):
+        formulas_of = book[sheet].iter_rows(min_row=2, values_only=True)  # rows: no header
+        for row, formulas in zip(rows, formulas_of, strict=False):
             for column, formula in enumerate(formulas[: len(row)]):
                 if row[column] is None and isinstance(formula, str) and formula.startswith("="):
                     row[column] = UncachedFormula(formula)
@@ -645,9 +622,10 @@ def _read_source(
     its key recorded in ``found``). A one-column-per-responder file gives one response
     per row and responder column, keyed by the row's id values and the responder.
     """
-    header, rows = read_rows(source.file, source.sheet)
+    read: list[str] = []
+    header, rows = read_rows(source.file, source.sheet, read)
     id_cols = _index(header, source.id, source.file)
-    report = SourceReport(source.name, source.file.name, rows=0)
+    report = SourceReport(source.name, source.file.name, rows=0, sheet=" ".join(read))
     if source.responders is not None:
         by_responder, report.absent_responders = source.responders.find(
             header, source.file, source.id
@@ -756,7 +734,7 @@ def _dialog_records(
     if not isinstance(spec, Mapping) or "file" not in spec:
         raise DatasetError(f"dialogs must be a mapping with 'file', not {spec!r}")
     path = _inside(root, spec["file"], "dialogs")
-    header, rows = read_rows(path, spec.get("sheet"))
+    header, rows = read_rows(path, spec.get("sheet"), report.notes)
     id_index = _index(header, _columns(spec.get("id", id_cols), "dialogs"), path)
     roles = role_map(spec.get("roles"))
     unescape = spec.get("unescape") == "empathetic_dialogues"

@@ -20,13 +20,13 @@ unless the spec lists the variable: ``path: ${KUMAR2025}`` with
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..._util.read import ReadError, json_text, yaml_text
 from ...errors import DatasetError
 from ._files import check_regular_file, inside_folder, read_text
 
@@ -61,20 +61,11 @@ def read_spec(file: Path, data: Any = None) -> Spec:
     """Parse a spec file (``data``: its already parsed JSON) and resolve its paths."""
     if data is None:
         check_regular_file(file, MAX_SPEC_BYTES)
-        text = read_text(file)
-        try:
-            if file.suffix.lower() in SPEC_SUFFIXES:
-                data = load_yaml(text)
-            else:
-                data = json.loads(text)
-        except json.JSONDecodeError as ex:
-            raise DatasetError(f"{file}:{ex.lineno}: bad JSON: {ex.msg}") from ex
-        except RecursionError as ex:
-            raise DatasetError(f"{file}: bad spec: nested too deeply") from ex
-        except Exception as ex:  # yaml.YAMLError and friends
-            mark = getattr(ex, "problem_mark", None)
-            where = f"{file}:{mark.line + 1}" if mark is not None else str(file)
-            raise DatasetError(f"{where}: bad YAML: {getattr(ex, 'problem', ex)}") from ex
+        reader = yaml_text if file.suffix.lower() in SPEC_SUFFIXES else json_text
+        try:  # the one reader of each kind (`_util.read`)
+            data = reader(read_text(file), file)
+        except ReadError as ex:
+            raise DatasetError(str(ex)) from None
     if not isinstance(data, dict):
         raise DatasetError(f"{file}: a dataset spec must be a mapping with at least 'path'")
     if not data.get("path"):
@@ -212,23 +203,3 @@ def expand_variables(path: str, file: Path, allowed: tuple[str, ...] = ()) -> tu
             f"{names[0]} to an absolute folder"
         )
     return expanded, "${" + "}, ${".join(names) + "}"
-
-
-def load_yaml(text: str) -> Any:
-    """YAML parsed with the safe loader, refusing anchors and aliases.
-
-    A spec has no use for aliases, and a few nested ones expand into gigabytes
-    (a "billion laughs" bomb): they are an error, raised before anything expands.
-    """
-    import yaml
-
-    class NoAliasLoader(yaml.SafeLoader):
-        def compose_node(self, parent: Any, index: Any) -> Any:
-            if self.check_event(yaml.AliasEvent):
-                event = self.peek_event()
-                raise yaml.composer.ComposerError(
-                    None, None, "aliases (*name) are not allowed in a spec", event.start_mark
-                )
-            return super().compose_node(parent, index)
-
-    return yaml.load(text, Loader=NoAliasLoader)  # noqa: S506 - a SafeLoader subclass
