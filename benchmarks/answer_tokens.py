@@ -1,6 +1,7 @@
 """Output tokens each accepted judge answer takes under real tokenizers.
 
-Reads the parse table of docs/scoring.md ("Which score: the parse table"), keeps the rows
+Reads the table of docs/scoring.md (section "Which answer, which score: one verdict or
+none"), keeps the rows
 whose result is a score (cot no and yes), adds a few realistic answers judges produce, and
 counts each under every tokenizer found in ``--tokenizers DIR``; writes
 ``benchmarks/results/answer_tokens.json`` (``--out DIR`` writes elsewhere). A judge also
@@ -33,6 +34,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "scoring.md"
+SECTION = "Which answer, which score: one verdict or none"
 
 Counter = Callable[[str], int]
 
@@ -70,7 +72,7 @@ VARIANTS = [
 def table_rows() -> list[tuple[str, bool, int]]:
     """(answer, cot, score) for each parse-table row whose result is a score."""
     text = DOC.read_text("utf-8")
-    section = text.split("## Which score: the parse table", 1)[1].split("\n## ", 1)[0]
+    section = text.split(f"## {SECTION}", 1)[1].split("\n## ", 1)[0]
     rows = []
     for line in section.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -192,7 +194,7 @@ def main() -> None:
         print(f"{name}: {note}", file=sys.stderr)
     rows = table_rows()
     result = {
-        "doc": "docs/scoring.md, section 'Which score: the parse table' (rows with a score)",
+        "doc": f"docs/scoring.md, section '{SECTION}' (rows with a score)",
         "tokenizers": sorted(counters),
         "skipped": notes,
         "note": "counts exclude the end token a judge emits after its answer: "

@@ -5,7 +5,7 @@ epoch reducer and metrics to add to your own tasks, the dataset loader, the
 comparison of judges and the errors. The task, solver, scorer and reducer sit at the top,
 where Inspect keeps them; the rest lives in one package per concept:
 
-- ``judge/``: how a judge is asked and its answer read (rubric, parse table, providers,
+- ``judge/``: how a judge is asked and its answer read (rubric, one verdict or none, providers,
   G-Eval, the request, the offline baselines);
 - ``dataset/``: dialogs and datasets (loaders, samples, per-turn expansion), over the
   records of ``dialogs.py``;

@@ -35,7 +35,7 @@ TOP_LOGPROBS = 20
 DEFAULT_COMPLETIONS = 20
 """Completions per dialog for the ``samples`` method (G-Eval used 20)."""
 MAX_TOKENS = 24
-"""Default output bound for score-only answers: every answer the parse table accepts takes
+"""Default output bound for score-only answers: every verdict form docs/scoring.md lists takes
 at most 17 tokens and an end token under cl100k, o200k, Qwen2 and GPT-2's tokenizers
 (benchmarks/results/answer_tokens.json); 24 leaves room for other tokenizers. A compliant
 judge still writes one or two tokens: the bound is a ceiling, not a cost."""
@@ -133,7 +133,8 @@ def judge_logprobs(
 
     The completion must carry an answer (`_answer.read_answer`: a finished stop, the
     region after all reasoning) and a verdict in it; the score token is the one that
-    wrote that verdict, located from the output's end. ``certain_if_dropped``: the service
+    wrote that verdict, found by spelling the answer with the tokens
+    (`_answer.score_token_index`). ``certain_if_dropped``: the service
     omits a logprob of 0 (p = 1) and Inspect then drops the token, so a score whose token
     alone is missing was certain. ``answer``: the choice's `read_answer`, where the caller
     has read it already.

@@ -503,7 +503,7 @@ def _chain(ex: BaseException) -> list[BaseException]:
 
 FINISHED_STOPS: tuple[str, ...] = ("stop",)
 """Inspect's stop reasons that mean an answer ended on its own: the only ones a score is read
-from (a cut by ``max_tokens`` is read only as a closed, labelled verdict). Every other stop,
+from (a cut by ``max_tokens`` is never read: its call is asked again with room). Every other stop,
 Inspect's ``unknown`` included, leaves the answer unscored with the stop named."""
 
 NATURAL_ENDS: tuple[tuple[str, tuple[str, ...], str], ...] = (
