@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -102,6 +103,42 @@ class RecordProblem(Exception):
         super().__init__(detail)
         self.kind = kind
         self.detail = detail
+
+
+def id_text(text: str) -> str:
+    """A text id cell by the one id rule (`dialog_id`): NFC, surrounding space stripped
+    ("" when blank, which `dialog_id` refuses)."""
+    return unicodedata.normalize("NFC", text.strip()).strip()
+
+
+def dialog_id(value: Any, name: str = "id") -> str:
+    """The one id rule, for every loader and the rater readers: a dialog id as text.
+
+    Text is put in Unicode NFC and stripped of surrounding space, so ids a person cannot
+    tell apart (``café`` composed or decomposed, ``"d2"`` and ``"d2 "``) are one id, and two
+    records with it a duplicate. A whole number (an int, as JSON or YAML writes ``7``) is its
+    digits. A number read as a float is refused: its written form is lost (``7.0``, ``7.00``
+    and ``7e0`` read alike, and ``7`` would read as another id), so it is written as text
+    (``"7.0"``) or a whole number. A RecordProblem for a missing, blank, true/false or
+    fractional id, an object or a list.
+    """
+    if value is None:
+        raise RecordProblem("missing field", f"missing field {name!r}")
+    if isinstance(value, str):
+        text = id_text(value)
+        if not text:
+            raise RecordProblem("missing field", f"{name} is blank")
+        return text
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float):
+        raise RecordProblem(
+            "bad value",
+            f"{name} {value!r} is a number with a decimal point or exponent: write the id as "
+            f"text ({str(value)!r}) or as a whole number",
+        )
+    kind = {dict: "an object", list: "a list", bool: "true/false"}.get(type(value), repr(value))
+    raise RecordProblem("bad value", f"{name} must be text or a number, not {kind}")
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 from inspect_empathy import tasks
 from inspect_empathy._util.compat import PrerequisiteError
-from inspect_empathy.judge._rubric import load_rubric, rubric_template
+from inspect_empathy.judge._rubric import load_rubric
 
 FIXTURE = Path(__file__).parent / "fixtures" / "reliability" / "dialogs.jsonl"
 
@@ -79,9 +79,7 @@ def test_eval_retry_stops_when_a_file_it_read_changed(tmp_path: Path, what: str,
     log, judge, options = interrupted(tmp_path, **args)
     pinned = log.eval.task_version
     assert str(pinned).startswith(tasks.TASK_VERSION + "+dataset.") and ".rubric." in pinned
-    change(path)
-    load_rubric.cache_clear()  # a file's text is kept for the process: eval-retry is a new one
-    rubric_template.cache_clear()
+    change(path)  # read again in this process: the rubric cache is keyed by the file's stamp
     judge.calls = 0
     with pytest.raises(PrerequisiteError, match=f"eval-retry: the {what} .*{path.name} changed"):
         eval_retry(str(log.location), **options)

@@ -17,6 +17,7 @@ import hashlib
 import math
 import multiprocessing as mp
 import os
+import re
 import sys
 import urllib.parse
 from collections.abc import Iterable, Iterator, Sequence
@@ -732,6 +733,7 @@ def _header(path: str, log: EvalLog, rows: Rows) -> dict[str, Any]:
         "log": display_path(log.location or path),
         "set_apart": "",
         "records": rows.repeats,
+        "task_version": str(log.eval.task_version).split("+")[0],
         "held": len(set(zip(rows["id"], rows["epoch"], strict=True))),
         "expected": _expected(log),
     }
@@ -1093,6 +1095,7 @@ def load_scores(
     per_reply = reply_scores(rows)
     chosen = _choose_group(info[~info["_unfinished"]], rows, dataset, notes)
     info = _set_apart(info, chosen, notes)
+    _name_older_versions(info, notes)
     compared_rows = finished & (every["mode"] == chosen[0]) & (every["fingerprint"] == chosen[1])
     del rows
     parts = every.loc[compared_rows, ["key", "judge_model", *JUDGE_PARTS, "created"]]
@@ -1136,6 +1139,38 @@ def load_scores(
         samples=samples, logs=info[columns], warnings=notes, dataset=label, replies=replies,
         reply_scores=per_reply,
     )  # fmt: skip
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    """A task version's order: its numbers (``1.3.0`` -> (1, 3, 0); none -> (0,))."""
+    parts = [int(p) for p in re.findall(r"\d+", version)]
+    return tuple(parts) or (0,)
+
+
+def _name_older_versions(info: pd.DataFrame, notes: list[str]) -> None:
+    """Name each log written by an older task version than the others (the part of
+    ``eval.task_version`` before ``+``, the input pins after it left out): its judge input or
+    headline may differ (`tasks.TASK_VERSION`). In a warning, and in the Logs section's
+    compared cell. Logs all of one version are not named."""
+    from ..tasks import TASK_VERSION
+
+    versions = set(info["task_version"])
+    if len(versions) < 2:
+        return
+    newest = max(versions, key=_version_key)
+    for index, row in info.iterrows():
+        if row["task_version"] == newest:
+            continue
+        said = (f"task version {row['task_version'] or '?'}, older than {newest}"
+                + ("" if newest == TASK_VERSION else f"; this plugin writes {TASK_VERSION}")
+                + ": its judge input or headline may differ from the newer logs'")  # fmt: skip
+        info.loc[index, "records"] = "; ".join(p for p in (row["records"], said) if p)
+        notes.append(
+            f"{row['log']}: {said}; compared beside them (compare the logs of one version "
+            "alone to compare like with like)"
+            if row["set_apart"] == ""
+            else f"{row['log']}: {said}"
+        )
 
 
 def reply_models(rows: pd.DataFrame) -> pd.DataFrame | None:

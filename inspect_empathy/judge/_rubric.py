@@ -139,46 +139,62 @@ def check_rubric_for(rubric: str | None, cot: bool) -> Rubric:
     return used
 
 
-@cache
 def load_rubric(rubric: str | None = None) -> Rubric:
     """The rubric a task uses: the seed (None or ``seed``), a bundled variant by name, or a
-    file (`check_rubric`; `RubricError` naming the file otherwise)."""
+    file (`check_rubric`; `RubricError` naming the file otherwise). A file is read again
+    when it changed (the cache is keyed by its path, inode, size and modification time), so
+    one process never keeps a rubric file's first text."""
     name = rubric or SEED
     bundled = bundled_rubrics()
     if name in bundled:
-        text, source = _bundled(bundled[name]), "bundled"
-    else:
-        path = Path(name).expanduser()
-        info, problem = file_problem(path)
-        if info is None and problem == "no such file":
-            known = ", ".join(bundled)
-            raise RubricError(
-                f"rubric {name!r}: no such file, and not a bundled rubric ({known})"
-            )
-        if info is None:
-            raise RubricError(f"rubric {path}: {problem}")
-        if info.st_size > MAX_RUBRIC_BYTES:
-            raise RubricError(f"rubric {path}: larger than {MAX_RUBRIC_BYTES} bytes")
-        try:
-            text = path.read_text("utf-8")
-        except (OSError, UnicodeDecodeError) as ex:
-            raise RubricError(f"rubric {path}: cannot be read as UTF-8 text ({ex})") from None
-        name, source = path.stem, str(path)
+        return _bundled_rubric(name)
+    path = Path(name).expanduser()
+    info, problem = file_problem(path)
+    if info is None and problem == "no such file":
+        known = ", ".join(bundled)
+        raise RubricError(f"rubric {name!r}: no such file, and not a bundled rubric ({known})")
+    if info is None:
+        raise RubricError(f"rubric {path}: {problem}")
+    if info.st_size > MAX_RUBRIC_BYTES:
+        raise RubricError(f"rubric {path}: larger than {MAX_RUBRIC_BYTES} bytes")
+    return _file_rubric(str(path), (info.st_ino, info.st_size, info.st_mtime_ns))
+
+
+@cache
+def _bundled_rubric(name: str) -> Rubric:
+    return _rubric(name, _bundled(bundled_rubrics()[name]), "bundled")
+
+
+@cache
+def _file_rubric(path: str, stamp: tuple[int, int, int]) -> Rubric:
+    """A rubric file's rubric, cached by its path and ``stamp`` (inode, size, mtime)."""
+    try:
+        text = Path(path).read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as ex:
+        raise RubricError(f"rubric {path}: cannot be read as UTF-8 text ({ex})") from None
+    return _rubric(Path(path).stem, text, path)
+
+
+def _rubric(name: str, text: str, source: str) -> Rubric:
     check_rubric(text, repr(name) if source == "bundled" else source)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     return Rubric(name=name, text=text, sha256=digest, source=source)
 
 
-@cache
 def rubric_template(cot: bool = False, rubric: str | None = None) -> str:
     """The rubric prompt: the seed verbatim (or a variant, `load_rubric`), or its
     chain-of-thought form, which swaps only the closing score-only line."""
-    text = load_rubric(rubric).text
+    return _template(cot, load_rubric(rubric))
+
+
+@cache
+def _template(cot: bool, rubric: Rubric) -> str:
+    text = rubric.text
     if not cot:
         return text
     if text.count(SCORE_ONLY_FORM) != 1:
         raise RubricError(
-            f"rubric {load_rubric(rubric).source}: cot needs its closing line to be "
+            f"rubric {rubric.source}: cot needs its closing line to be "
             f"{SCORE_ONLY_FORM!r} (once), which the reasoning variant replaces"
         )
     return text.replace(SCORE_ONLY_FORM, _bundled("empathy_cot.txt"))

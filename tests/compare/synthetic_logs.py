@@ -72,9 +72,13 @@ def write_log(
     rows: list[EvalSample],
     status: str = "success",
     expected: Sequence[str] | None = None,
+    task_version: str | None = None,
 ) -> Path:
-    """A judge-mode log of ``model`` holding ``rows``; ``expected``: the run's sample ids."""
+    """A judge-mode log of ``model`` holding ``rows``; ``expected``: the run's sample ids;
+    ``task_version``: the log's ``eval.task_version`` (None: the template's)."""
     log = _template().model_copy(deep=True)
+    if task_version is not None:
+        log.eval.task_version = task_version
     log.location = None
     log.status = status  # type: ignore[assignment]
     log.eval.model = model

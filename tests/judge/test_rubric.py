@@ -313,3 +313,25 @@ def test_cot_with_a_rubric_without_the_closing_line_stops_the_task_before_any_ca
             eval(Task(dataset=[Sample(input="x")], scorer=build()), model="openai/gpt-4o-mini",
                  display="none", log_dir=str(tmp_path / "logs"))  # fmt: skip
     assert openai_server.count() == 0
+
+
+def test_a_rubric_file_edited_in_one_process_is_read_again(tmp_path) -> None:
+    """Issue 48: the rubric cache is keyed by the file's stamp, not its path alone, so one
+    process (a notebook, eval-retry in Python) never keeps a rubric file's first text."""
+    import os
+
+    from inspect_empathy.judge._rubric import load_rubric
+
+    path = tmp_path / "mine.txt"
+    seed = load_rubric().text
+    path.write_text(seed, encoding="utf-8")
+    first = load_rubric(str(path))
+    assert rubric_template(False, str(path)) == seed
+    edited = seed.replace("Evaluation Steps", "Steps to follow")
+    assert edited != seed
+    path.write_text(edited, encoding="utf-8")
+    stat = path.stat()  # the same size and time would hide an edit: make the time differ
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    again = load_rubric(str(path))
+    assert again.text == edited and again.sha256 != first.sha256
+    assert rubric_template(False, str(path)) == edited

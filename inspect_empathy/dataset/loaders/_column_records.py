@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import repeat
 from typing import Any
 
-from ...dialogs import DialogRecord, Turn
+from ...dialogs import DialogRecord, Turn, id_text
 from ._pandas_csv import PandasTable
 from ._problems import LoadReport, Located, RecordBlock
 
@@ -261,8 +261,9 @@ TRIMMED = f"(?s)^[^{_SPACE}](?:.*[^{_SPACE}])?$"
 
 
 def column_ids(table: PandasTable, column: int) -> tuple[list[str] | None, Any]:
-    """(ids or None, fine) for an id column: the ids as Python strings when they had to be
-    read (else None: each passing row's cell is its id), and whether each is fine (not
+    """(ids or None, fine) for an id column: the ids as Python strings by the one id rule
+    (`dialogs.dialog_id`) when they had to be read (else None: each passing row's cell is
+    its id, stripped and in NFC already), and whether each is fine (not
     blank, not seen in an earlier row; not: the row builder and duplicate check say so)."""
     import numpy
 
@@ -271,9 +272,11 @@ def column_ids(table: PandasTable, column: int) -> tuple[list[str] | None, Any]:
         import pyarrow.compute as pc
 
         trimmed = pc.match_substring_regex(arrow, TRIMMED).to_numpy(zero_copy_only=False)
-        if trimmed.all() and pc.count_distinct(arrow).as_py() == len(arrow):
-            return None, trimmed
-    ids = list(map(str.strip, table.column(column)))
+        if (trimmed.all() and pc.count_distinct(arrow).as_py() == len(arrow)
+                and (pc.all(pc.string_is_ascii(arrow)).as_py()
+                     or pc.all(pc.equal(pc.utf8_normalize(arrow, form="NFC"), arrow)).as_py())):
+            return None, trimmed  # ids as the one id rule writes them (NFC, stripped)
+    ids = [id_text(cell) for cell in table.column(column)]
     unique = set(ids)
     if "" not in unique and len(unique) == len(ids):
         return ids, numpy.ones(len(ids), dtype=bool)

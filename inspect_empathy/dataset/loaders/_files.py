@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ..._util.file_kind import file_problem
+from ..._util.read import ReadError, json_text
 from ...errors import DatasetError
 from ._problems import BAD_JSON, UNREADABLE, LoadReport
 
@@ -102,21 +102,18 @@ def read_text(path: Path, encoding: str = "utf-8-sig") -> str:
 
 
 def json_lines(path: Path, report: LoadReport) -> Iterator[tuple[str, Any]]:
-    """(``path:line``, parsed value) for each non-blank line of a JSONL file; a line that
-    is not JSON is reported (with its column) and skipped."""
-    loads = json.loads
+    """(``path:line``, parsed value) for each non-blank line of a JSONL file, each line read
+    by the one JSON reader (`_util.read.json_text`): a line that is not JSON, gives a key
+    twice in one object or holds ``NaN`` is reported (file and line) and skipped."""
     # split on \n only: JSON strings may hold raw U+2028, U+0085 and other breaks
     for number, line in enumerate(read_text(path).split("\n"), start=1):
         if not line or line.isspace():
             continue
         where = f"{path}:{number}"
         try:
-            value = loads(line)
-        except json.JSONDecodeError as ex:
-            report.problem(where, BAD_JSON, f"bad JSON: {ex.msg} (column {ex.colno})")
-            continue
-        except RecursionError:
-            report.problem(where, BAD_JSON, "bad JSON: nested too deeply")
+            value = json_text(line, path)
+        except ReadError as ex:
+            report.problem(where, BAD_JSON, ex.problem)
             continue
         yield where, value
 

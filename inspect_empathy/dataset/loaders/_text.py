@@ -3,17 +3,15 @@ keys, record ids as text."""
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from typing import Any
 
-from ...dialogs import RESERVED_METADATA, DialogRecord
+from ...dialogs import RESERVED_METADATA, DialogRecord, dialog_id
 from ._problems import (
     BAD_TEXT,
     BAD_VALUE,
     CONTROL_CHARACTER,
-    MISSING_FIELD,
     RESERVED_KEY,
     RecordProblem,
 )
@@ -116,16 +114,5 @@ def check_record_text(record: DialogRecord) -> None:
 
 
 def record_id_text(value: Any, name: str = "id") -> str:
-    """A record id as text: a non-blank string or a number; objects, lists, blanks are invalid."""
-    if value is None:
-        raise RecordProblem(MISSING_FIELD, f"missing field {name!r}")
-    if isinstance(value, str):
-        if not value.strip():
-            raise RecordProblem(MISSING_FIELD, f"{name} is blank")
-        return value
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    if isinstance(value, float) and math.isfinite(value):
-        return str(value)
-    kind = {dict: "an object", list: "a list", bool: "true/false"}.get(type(value), repr(value))
-    raise RecordProblem(BAD_VALUE, f"{name} must be text or a number, not {kind}")
+    """A record id as text, by the one id rule (`dialogs.dialog_id`)."""
+    return dialog_id(value, name)

@@ -19,7 +19,15 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ...dialogs import HUMAN_RATINGS_KEY, RATING_SCOPE_KEY, DialogRecord, Turn, add_turn, bot_end
+from ...dialogs import (
+    HUMAN_RATINGS_KEY,
+    RATING_SCOPE_KEY,
+    DialogRecord,
+    Turn,
+    add_turn,
+    bot_end,
+    id_text,
+)
 from ...errors import DatasetError
 from ._files import read_text
 from ._options import check_keys, unescape_empathetic_dialogues
@@ -93,7 +101,7 @@ def records_from_utterances(
         raise DatasetError(f"{FORMAT}: rater must be one of {', '.join(RATERS)}, not {rater!r}")
     conversations: dict[str, list[tuple[str, Mapping[str, Any]]]] = {}
     for where, row in rows:
-        conv_id = str(row.get("conv_id") or "").strip()
+        conv_id = id_text(str(row.get("conv_id") or ""))
         if not conv_id:
             report.problem(where, MISSING_FIELD, "missing field 'conv_id'")
             continue

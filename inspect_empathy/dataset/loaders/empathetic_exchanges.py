@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ...dialogs import RATING_SCOPE_KEY, DialogRecord, Turn
+from ...dialogs import RATING_SCOPE_KEY, DialogRecord, Turn, id_text
 from ...errors import DatasetError
 from ._options import check_keys, unescape_empathetic_dialogues
 from ._problems import BAD_VALUE, MISSING_FIELD, NO_BOT_REPLY, LoadReport, Located, RecordProblem
@@ -51,7 +51,7 @@ def load_empathetic_exchanges(path: Path, report: LoadReport, **mapping: Any) ->
         if len(values) < needed:
             report.problem(where, MISSING_FIELD, "row has too few fields")
             continue
-        conv_id = values[conv].strip()
+        conv_id = id_text(values[conv])
         raw_number = values[number_col].strip()
         try:
             number = int(float(raw_number))

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ...dialogs import RATING_SCOPE_KEY, DialogRecord, Turn
+from ...dialogs import RATING_SCOPE_KEY, DialogRecord, Turn, id_text
 from ...errors import DatasetError
 from ._files import inside_folder
 from ._options import check_keys
@@ -95,7 +95,7 @@ def _read(file: Path, report: LoadReport) -> dict[tuple[str, str], list[tuple[st
         if len(values) < needed:
             report.problem(where, MISSING_FIELD, "row has too few fields")
             continue
-        key = (values[sp].strip(), values[rp].strip())
+        key = (id_text(values[sp]), id_text(values[rp]))
         if not key[0] or not key[1]:
             report.problem(where, MISSING_FIELD, "missing field 'sp_id' or 'rp_id'")
             continue

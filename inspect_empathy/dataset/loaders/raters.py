@@ -62,7 +62,7 @@ from typing import Any
 
 from ..._util.file_kind import file_problem
 from ..._util.read import ReadError, table_file
-from ...dialogs import Turn, end_with_bot
+from ...dialogs import Turn, dialog_id, end_with_bot, id_text
 from ...errors import DatasetError
 from ._files import inside_folder
 from ._options import unescape_empathetic_dialogues
@@ -471,9 +471,14 @@ def _key(row: list[Any], columns: list[int]) -> tuple[str, ...] | None:
 
 
 def _id_text(cell: Any) -> str:
+    """An id cell by the one id rule (`dialogs.dialog_id`), "" when blank. A workbook's
+    number cell reads as Excel shows it: a whole number as its digits (``7``, even stored
+    as ``7.0``); a fraction is refused (a RecordProblem), as a JSON id's would be."""
     if isinstance(cell, float) and cell.is_integer():
         return str(int(cell))  # an xlsx number id
-    return str(cell).strip()
+    if isinstance(cell, float):
+        return dialog_id(cell)  # refused
+    return id_text(str(cell))
 
 
 class MarkedMissing(Exception):
@@ -654,7 +659,13 @@ def _read_source(
     for number, row in enumerate(rows, start=2):
         if not any(c is not None and str(c).strip() for c in row):
             continue
-        row_key = _key(row, id_cols)
+        try:
+            row_key = _key(row, id_cols)
+        except RecordProblem as ex:
+            report.rows += len(cells)
+            report.bad.append(BadCell(source.file.name, number, "/".join(source.id), UNREADABLE,
+                                      "", ex.detail))  # fmt: skip
+            continue
         if row_key is None:
             report.rows += len(cells)
             formulas = [c.formula for c in row if isinstance(c, UncachedFormula)]
@@ -764,7 +775,11 @@ def _dialog_records(
 
     for number, row in enumerate(rows, start=2):
         where = f"{path}: row {number}"
-        row_key = _key(row, id_index)
+        try:
+            row_key = _key(row, id_index)
+        except RecordProblem as ex:
+            report.problem(where, ex.kind, ex.detail)
+            continue
         if row_key is None:
             if any(c is not None and str(c).strip() for c in row):
                 report.problem(where, "missing field", "empty id cell")
@@ -906,7 +921,7 @@ def _own_replies(
         items = mine if isinstance(mine, list | tuple) else [mine]
         if not items or not all(isinstance(i, str | int) and str(i).strip() for i in items):
             raise DatasetError(f"own_replies.{judge}: name its responder(s), not {mine!r}")
-        own[str(judge)] = tuple(str(i).strip() for i in items)
+        own[str(judge)] = tuple(id_text(str(i)) for i in items)
     return own
 
 

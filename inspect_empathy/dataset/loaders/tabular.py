@@ -42,6 +42,7 @@ from ...dialogs import (
     Turn,
     add_turn,
     bot_end,
+    dialog_id,
     end_with_bot,
     ends_with_bot,
 )
@@ -187,9 +188,9 @@ class RowMapper:
             if len(values) > width:
                 raise extra_cells(values, width)
             if id_col is not None:
-                record_id = values[id_col].strip()
-                if not record_id:
+                if not values[id_col].strip():
                     raise RecordProblem(MISSING_FIELD, "missing field 'id' (empty cell)")
+                record_id = dialog_id(values[id_col])
             else:
                 record_id = f"{stem}-{row_number}"
             if transcript_col is not None:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ...dialogs import RUBRIC_SCALE, TRAILING_KEY, DialogRecord, Scale, end_with_bot
+from ...dialogs import RUBRIC_SCALE, TRAILING_KEY, DialogRecord, Scale, dialog_id, end_with_bot
 from ._files import read_text
 from ._options import TextOptions, check_keys
 from ._problems import LoadReport, Located, RecordProblem
@@ -67,7 +67,7 @@ def record_from_block(
     seen: list[str] = []
     turns = parse_transcript(body, roles, seen=seen)
     cut = end_with_bot(turns, text.cut_trailing_user, seen)
-    record_id = fields.pop("id", "") or default_id
+    record_id = dialog_id(fields.pop("id", "") or default_id)
     raw = fields.pop("rating", "")
     rating = parse_rating(raw, scale) if raw else None
     check_data_metadata(fields, "a '# key: value' header line")

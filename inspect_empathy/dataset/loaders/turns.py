@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ...dialogs import RESERVED_METADATA, RUBRIC_SCALE, DialogRecord, Turn, add_turn
+from ...dialogs import RESERVED_METADATA, RUBRIC_SCALE, DialogRecord, Turn, add_turn, id_text
 from ...errors import DatasetError
 from ._files import json_lines
 from ._options import TextOptions, check_keys
@@ -51,6 +51,7 @@ LAYOUT_METADATA = ("dialog_id", "turn", "speaker")
 """Metadata keys the turn layout sets on each sample."""
 RATED_OPENER = "rated turn opens its dialog (nothing to answer)"
 NO_RATED_TURN = "dialogs without a rated turn"
+
 
 # one turn as read: (where, dialog id, order text, speaker, text, rating, metadata); the
 # rating is the cell's text, or with ``ratings`` a dict of each rater's cell
@@ -111,7 +112,7 @@ def _csv_rows(
             else:
                 report.problem(where, MISSING_FIELD, f"row has {len(values)} cells, needs {needed}")
             if d < len(values):
-                broken.add(values[d].strip())  # its dialog would miss a turn
+                broken.add(id_text(values[d]))  # its dialog would miss a turn
             continue
         metadata = {n: values[i] for n, i in meta_index if i < len(values) and values[i]}
         if rater_index:
@@ -161,7 +162,7 @@ def _jsonl_rows(
             report.problem(where, ex.kind, ex.detail)
             dialog = obj.get(names.get("dialog") or "dialog")
             if isinstance(dialog, str | int) and not isinstance(dialog, bool):
-                broken.add(str(dialog).strip())  # its dialog would miss a turn
+                broken.add(id_text(str(dialog)))  # its dialog would miss a turn
             continue
         yield (where, values["dialog"], values.get("order", ""), values["speaker"],
                values["text"], values.get("rating", ""), metadata)  # fmt: skip
@@ -263,7 +264,7 @@ def load_turns(
 
     dialogs: dict[str, list[Row]] = {}
     for row in rows:
-        where, dialog = row[0], row[1].strip()
+        where, dialog = row[0], id_text(row[1])
         if not dialog:
             report.problem(where, MISSING_FIELD, "missing dialog id (empty cell)")
             continue
