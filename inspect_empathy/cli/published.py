@@ -197,18 +197,23 @@ def _responder_lines(
         f"bias = judge - people on 1-5, 95% CI over contexts; calibrated: "
         f"{comparison.calibration_method}, cross-fitted by context, its clipped scores "
         f"holding the mean rating by people; ranking ρ: Spearman across responders of the mean "
-        f"judge score against the mean rating by people, its 95% CI a {RANKING_INTERVAL}"
+        f"judge score against the mean rating by people, its 95% CI a {RANKING_INTERVAL}; "
+        f"ICC: judge and people as two raters of each responder's mean (McGraw & Wong, "
+        f"their F intervals)"
     )
     left = {j: n for j, n in pub.table.own_left_out.items() if n}
     if left:
         about += "; own replies left out: " + ", ".join(f"{j} {n}" for j, n in left.items())
     headers = ["judge", "responses", "own replies left out", "bias [95% CI]",
-               "calibrated bias [95% CI]", "ranking ρ [95% CI]"]  # fmt: skip
+               "calibrated bias [95% CI]", "ranking ρ [95% CI]", "ICC(C,1) [95% CI]",
+               "ICC(A,1) [95% CI]"]  # fmt: skip
     rows = [
         [str(r["judge"]), str(r["responses"]), str(r["own_left_out"]),
          with_ci(r["bias"], r["bias_low"], r["bias_high"]),
          with_ci(r["calibrated_bias"], r["calibrated_bias_low"], r["calibrated_bias_high"]),
-         with_ci(r["ranking_spearman"], r["ranking_low"], r["ranking_high"])]
+         with_ci(r["ranking_spearman"], r["ranking_low"], r["ranking_high"]),
+         with_ci(r["icc_c1"], r["icc_c1_low"], r["icc_c1_high"]),
+         with_ci(r["icc_a1"], r["icc_a1_low"], r["icc_a1_high"])]
         for _, r in table.iterrows()
     ]  # fmt: skip
     sections = getattr(comparison, "published_sections", None)

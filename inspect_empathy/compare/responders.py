@@ -14,6 +14,10 @@ Beside per-response agreement, three questions matter there, answered per judge 
   resamples of the contexts, a context's responses together). It holds the estimate
   inside, where a percentile interval of ~10 responders' discrete ranks puts it on the
   edge; with fewer than 4 responders there is no interval;
+- **ICC on the responder means**: ICC(C,1), ICC(A,1), ICC(C,k), ICC(A,k) (`_agreement.icc`,
+  McGraw & Wong's intervals) of each responder's mean judge score and mean rating by people,
+  the responders the targets and judge and people the two raters (as MentalBench-Align
+  reports them);
 - **calibrated bias**: the bias left after a cross-fitted calibration (``shift``,
   ``linear`` or ``isotonic``) fitted without the context being predicted
   (leave-one-context-out up to 50 contexts, else 10 folds of contexts), with its CI. The
@@ -42,6 +46,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
+from ..stats._agreement import icc
 from ..stats._resample import resample_counts
 from ..stats.calibration import _apply, _fit
 from .stats import percentile_interval
@@ -50,7 +55,10 @@ COLUMNS = [
     "judge", "responses", "contexts", "responders", "mean_judge", "mean_human",
     "bias", "bias_low", "bias_high",
     "calibrated_bias", "calibrated_bias_low", "calibrated_bias_high",
-    "ranking_spearman", "ranking_low", "ranking_high", "own_left_out",
+    "ranking_spearman", "ranking_low", "ranking_high",
+    "icc_c1", "icc_c1_low", "icc_c1_high", "icc_a1", "icc_a1_low", "icc_a1_high",
+    "icc_ck", "icc_ck_low", "icc_ck_high", "icc_ak", "icc_ak_low", "icc_ak_high",
+    "own_left_out",
 ]  # fmt: skip
 
 RANKING_INTERVAL = (
@@ -200,9 +208,12 @@ def responder_table(
         sj, nj = _totals(cell, j, n_c * n_r)
         sh, _ = _totals(cell, h, n_c * n_r)
         per_responder = nj.reshape(n_c, n_r).sum(axis=0)
-        rho = _ranking(sj.reshape(n_c, n_r).sum(axis=0) / per_responder,
-                       sh.reshape(n_c, n_r).sum(axis=0) / per_responder)[0]  # fmt: skip
+        judge_means = sj.reshape(n_c, n_r).sum(axis=0) / per_responder
+        human_means = sh.reshape(n_c, n_r).sum(axis=0) / per_responder
+        rho = _ranking(judge_means, human_means)[0]
         row["ranking_spearman"] = float(rho)
+        row |= {k: v for k, v in icc(np.column_stack([judge_means, human_means])).items()
+                if k != "icc_n"}  # fmt: skip
         if resamples > 0:
             counts = resample_counts(n_c, resamples, seed).astype(float)
             diff_sum, diff_n = _totals(context, j - h, n_c)

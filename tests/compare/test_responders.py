@@ -78,6 +78,7 @@ def test_compare_published_prints_the_responder_table(
     out = capsys.readouterr().out
     assert "Responders (bots: 4 responders in 12 contexts" in out
     assert "| harsh | 48 | 0 | -" in out
+    assert "ICC(C,1) [95% CI] | ICC(A,1) [95% CI] |" in out
 
 
 def _ten_bots(seed: int, contexts: int = 40, lenient: float = 0.5) -> pd.DataFrame:
@@ -159,3 +160,23 @@ def test_people_means_per_responder_with_a_ci_over_contexts() -> None:
     assert (means["low"] < means["mean_human"]).all()
     assert (means["mean_human"] < means["high"]).all()
     assert (means["contexts"] == 12).all() and (means["responses"] == 12).all()
+
+
+def test_icc_on_the_responder_means_matches_pingouin() -> None:
+    """ICC(C,1), ICC(A,1) (and average measures) of each responder's mean judge score and
+    mean rating by people, as MentalBench-Align reports them, checked against pingouin."""
+    pingouin = pytest.importorskip("pingouin")
+    frame = _ten_bots(3)
+    row = responder_table(frame, ["judge"], resamples=0).iloc[0]
+    means = frame.groupby("responder")[["judge", "human"]].mean()
+    long = means.reset_index().melt(id_vars="responder", var_name="rater", value_name="v")
+    ref = pingouin.intraclass_corr(long, "responder", "rater", "v").set_index("Type")
+    for key, names in (("icc_c1", ("ICC(C,1)", "ICC3")), ("icc_a1", ("ICC(A,1)", "ICC2")),
+                       ("icc_ck", ("ICC(C,k)", "ICC3k")), ("icc_ak", ("ICC(A,k)", "ICC2k"))):
+        name = next(n for n in names if n in ref.index)
+        assert row[key] == pytest.approx(ref.loc[name, "ICC"], abs=1e-9), key
+        low, high = ref.loc[name, next(c for c in ref.columns if c.startswith("CI95"))]
+        assert row[f"{key}_low"] == pytest.approx(low, abs=0.005 + 1e-9)
+        assert row[f"{key}_high"] == pytest.approx(high, abs=0.005 + 1e-9)
+    # a lenient judge ranks the bots as people do: consistency high, absolute agreement lower
+    assert row["icc_c1"] > row["icc_a1"]
