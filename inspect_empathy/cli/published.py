@@ -176,6 +176,16 @@ def _cell(text: Any) -> str:
     return markdown_cell(text)
 
 
+def _responders_count(frame: Any, table: Any) -> str:
+    """"10 responders", or "9 of 10 responders, own replies left out," where every judge's
+    own model's replies are left out (a judge rates the others only)."""
+    total = int(frame.loc[frame["human"].notna(), "responder"].nunique())
+    shown = int(table["responders"].max()) if len(table) else total
+    if shown < total and (table["own_left_out"] > 0).any():
+        return f"{shown} of {total} responders, own replies left out,"
+    return f"{total} responders"
+
+
 def _responder_lines(
     pub: Any, inspect_judges: dict, comparison: Any, section: ScaleSection
 ) -> list[str]:
@@ -191,7 +201,7 @@ def _responder_lines(
         comparison.seed, pub.table.own_left_out,
     )  # fmt: skip
     section.frames.append(table.assign(spec=pub.name, table="responders"))
-    title = (f"Responders ({pub.name}: {table['responders'].max()} responders in "
+    title = (f"Responders ({pub.name}: {_responders_count(frame, table)} in "
              f"{table['contexts'].max()} contexts)")  # fmt: skip
     about = (
         f"bias = judge - people on 1-5, 95% CI over contexts; calibrated: "

@@ -180,3 +180,26 @@ def test_icc_on_the_responder_means_matches_pingouin() -> None:
         assert row[f"{key}_high"] == pytest.approx(high, abs=0.005 + 1e-9)
     # a lenient judge ranks the bots as people do: consistency high, absolute agreement lower
     assert row["icc_c1"] > row["icc_a1"]
+
+
+def test_the_title_counts_the_corpus_responders_with_own_replies_left_out(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A judge whose own model is one of 4 responders rates 3: the title says "3 of 4
+    responders, own replies left out", not "3 responders"."""
+    from inspect_empathy.cli import main
+
+    frame = _frame()
+    frame["ctx"], frame["bot"] = frame["context"], frame["responder"]
+    frame[["ctx", "bot", "human"]].round(0).to_csv(tmp_path / "people.csv", index=False)
+    frame[["ctx", "bot", "harsh"]].round(0).to_csv(tmp_path / "judge.csv", index=False)
+    spec = tmp_path / "bots.yaml"
+    spec.write_text(
+        "format: raters\npath: .\nid: [ctx, bot]\nresponder: bot\nscale: [1, 5]\n"
+        "raters: {people: {file: people.csv, column: human}}\n"
+        "judges: {harsh: {file: judge.csv, column: harsh}}\nown_replies: {harsh: bot_a}\n",
+        encoding="utf-8",
+    )
+    assert main(["compare", "--published", str(spec), "--resamples", "0", "--no-plots"]) == 0
+    out = capsys.readouterr().out
+    assert "Responders (bots: 3 of 4 responders, own replies left out, in 12 contexts" in out

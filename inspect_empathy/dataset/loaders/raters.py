@@ -803,6 +803,32 @@ def _dialog_records(
     return keys, dialogs
 
 
+def _file_level_responders(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A spec without its own ``responders:`` whose every rater and judge file names its
+    responders' columns (``responders:`` in each file's entry) is read one column per
+    responder, as if the spec said ``responders: "{responder}"``: each file's own entry
+    says which of its columns are which responders. Where only some files name theirs, the
+    others have no responder to read: say what to add."""
+    if mapping.get("responders") is not None or mapping.get("responder") is not None:
+        return mapping
+    entries = [(f"{key}.{name}", entry) for key in ("raters", "judges")
+               for name, entry in (mapping.get(key) or {}).items()
+               if isinstance(mapping.get(key), Mapping)]  # fmt: skip
+    named = [where for where, entry in entries
+             if isinstance(entry, Mapping) and entry.get("responders") is not None]  # fmt: skip
+    if not named:
+        return mapping
+    if len(named) == len(entries):
+        return {**mapping, "responders": "{" + RESPONDER + "}"}
+    others = [where for where, _ in entries if where not in named]
+    raise DatasetError(
+        f"{', '.join(named)} name(s) responder columns but {', '.join(others)} do(es) not: "
+        "give the spec a top-level responders: (the responders' columns every file shares, "
+        "e.g. responders: [bot_a, bot_b], or a pattern such as \"{responder}_score\") or a "
+        "responders: in every file's entry"
+    )
+
+
 def read_rated(
     root: Path | str, mapping: Mapping[str, Any], report: LoadReport | None = None
 ) -> RatedTable:
@@ -821,6 +847,7 @@ def read_rated(
     if mapping.get("id") is None:
         raise DatasetError("format raters needs id: the id column(s) of the rating files")
     id_cols = _columns(mapping["id"], "id")
+    mapping = _file_level_responders(mapping)
     wide = mapping.get("responders")
     if wide is not None and mapping.get("responder") is not None:
         raise DatasetError("give responder (an id column: one row per response) or responders "
