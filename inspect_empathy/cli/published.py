@@ -204,9 +204,11 @@ def _responder_lines(
     title = (f"Responders ({pub.name}: {_responders_count(frame, table)} in "
              f"{table['contexts'].max()} contexts)")  # fmt: skip
     about = (
-        f"bias = judge - people on 1-5, 95% CI over contexts; calibrated: "
-        f"{comparison.calibration_method}, cross-fitted by context, its clipped scores "
-        f"holding the mean rating by people; ranking ρ: Spearman across responders of the mean "
+        f"bias = judge - people on 1-5, 95% CI over contexts; calibrated bias: the bias a "
+        f"{comparison.calibration_method} map fitted on a random half of the contexts "
+        f"(its clipped scores holding the mean rating by people there) leaves on the other "
+        f"half, 95% CI over the held-out contexts (away from 0, or wide: the map does not "
+        f"carry over to new contexts); ranking ρ: Spearman across responders of the mean "
         f"judge score against the mean rating by people, its 95% CI a {RANKING_INTERVAL}; "
         f"ICC: judge and people as two raters of each responder's mean (McGraw & Wong, "
         f"their F intervals)"
