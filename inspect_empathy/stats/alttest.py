@@ -216,8 +216,9 @@ def warnings_off() -> Iterator[None]:
 def fit_raters(ratings: np.ndarray, seed: int = 0) -> tuple[float, float, float, np.ndarray]:
     """The latent model of `_draw` fitted to ``ratings`` (dialogs x raters, NaN where not
     rated): mean, between- and within-dialog variances and each rater's offset (shrunk by
-    its sampling noise), the variances adjusted (a few fixed-point steps on a large simulated set) so that the
-    rounded, clipped ratings have the observed between- and within-dialog variances."""
+    its sampling noise), the variances adjusted (a few fixed-point steps on a large
+    simulated set) so that the rounded, clipped ratings have the observed between- and
+    within-dialog variances."""
     values = np.asarray(ratings, float)
     rated = values[(~np.isnan(values)).sum(axis=1) >= 2]
     mean = float(np.nanmean(rated))
