@@ -207,7 +207,8 @@ def test_a_multi_chatbot_corpus_through_every_table_and_csv(
         captured.err)  # fmt: skip
     for report in ("report.md", "report.html"):
         text = (out / report).read_text(encoding="utf-8")
-        assert "Responders (multi: 5 responders in 14 contexts)" in text
+        assert ("Responders (multi: 5 of 6 responders, own replies left out, in 14 contexts)"
+                in text)  # fmt: skip
         assert "own replies left out" in text
 
 
