@@ -21,17 +21,17 @@ is better, whatever epsilon.
 What the test can see: ``power`` is the chance it passes for a judge *exactly as good as*
 a rater, at the raters' numbers of dialogs, by simulation under the observed raters' joint
 distribution (`simulated_power`): a latent model fitted to the raters (each dialog's
-level, the spread between dialogs and between raters of a dialog, on the rounded and
-clipped scale, with the observed pattern of who rated what) draws the raters and one more
-exchangeable rater who plays the judge, and the whole test (the same leave-one-out
-alignment, t-tests, Benjamini-Yekutieli and 0.5 winning rate) is run on a few hundred
-replicates. The raters' tests share the judge, so they are not independent: the older
-figure that treated them as independent (`pass_power`, noncentral t per rater) was too
-high with 4-5 close raters (0.67 stated, 0.53 simulated); benchmarks/error_rates.py shows
-the stated power within 0.05 of the pass rate across 3-6 raters and 30-300 dialogs.
-``n_for_80`` is the dialogs per rater it needs for 80% (`pass_power`'s independent-raters
-search: optimistic, a lower bound). With 3 raters and 50 dialogs the power is often near a
-coin toss: a FAIL there says little.
+level, the spread between dialogs, between raters of a dialog and between the raters'
+own leniencies, on the rounded and clipped scale, with the observed pattern of who rated
+what) draws the raters and one more exchangeable rater who plays the judge, and the
+whole test (the same leave-one-out alignment, t-tests, Benjamini-Yekutieli and 0.5
+winning rate) is run on a few hundred replicates. The raters' tests share the judge, so
+they are not independent: the older figure that treated them as independent
+(`pass_power`, noncentral t per rater) was too high with 4-5 close raters (0.67 stated,
+0.53 simulated). benchmarks/error_rates.py shows the stated power against the pass rate
+across 3-6 raters and 30-300 dialogs. ``n_for_80`` is the dialogs per rater it needs for
+80% (`pass_power`'s independent-raters search: optimistic, a lower bound). With 3 raters
+and 50 dialogs the power is often near a coin toss: a FAIL there says little.
 
 Only dialogs with at least two raters (and a judge score) count, and a rater with fewer
 than ``min_dialogs`` (30) of them is left out, as in the paper's code. A rater whose
@@ -213,10 +213,11 @@ def warnings_off() -> Iterator[None]:
         yield
 
 
-def fit_raters(ratings: np.ndarray, seed: int = 0) -> tuple[float, float, float, np.ndarray]:
+def fit_raters(ratings: np.ndarray, seed: int = 0) -> tuple[float, float, float, float]:
     """The latent model of `_draw` fitted to ``ratings`` (dialogs x raters, NaN where not
-    rated): mean, between- and within-dialog variances and each rater's offset (shrunk by
-    its sampling noise), the variances adjusted (a few fixed-point steps on a large
+    rated): mean, between- and within-dialog variances and the variance of a rater's
+    offset (the raters' mean ratings' spread less its sampling noise), the variances
+    adjusted (a few fixed-point steps on a large
     simulated set) so that the rounded, clipped ratings have the observed between- and
     within-dialog variances."""
     values = np.asarray(ratings, float)
@@ -226,11 +227,10 @@ def fit_raters(ratings: np.ndarray, seed: int = 0) -> tuple[float, float, float,
     centred = rated - offsets
     target_between, target_within = _moments(centred)
     raters = values.shape[1]
-    # the offsets' own sampling noise (within / dialogs rated) is not a difference between
-    # raters: shrunk by it, or raters as alike as the judge would look less alike than it
+    # the spread of the raters' offsets less their own sampling noise (within / dialogs
+    # rated): the variance of a rater's offset in the raters' population
     noise = float(np.mean(target_within / np.maximum((~np.isnan(rated)).sum(axis=0), 1)))
-    spread = float(np.mean(offsets**2))
-    offsets = offsets * (max(0.0, 1.0 - noise / spread) if spread > 0 else 0.0)
+    spread = float(np.sum(offsets**2)) / max(1, len(offsets) - 1)
     target_between -= target_within / raters  # the means' own noise
     between, within = max(target_between, 0.01), max(target_within, 0.01)
     rng = np.random.default_rng(seed)
@@ -242,7 +242,7 @@ def fit_raters(ratings: np.ndarray, seed: int = 0) -> tuple[float, float, float,
             within *= target_within / got_within
         if got_between > 0:
             between *= max(target_between, 0.0) / got_between
-    return mean, between, within, offsets
+    return mean, between, within, max(0.0, spread - noise)
 
 
 def simulated_power(
@@ -252,22 +252,25 @@ def simulated_power(
     """Chance the test passes for a judge exactly as good as a rater, under the observed
     raters' joint distribution (module doc): ``ratings`` (dialogs x raters, NaN where not
     rated) fit `fit_raters`; each replicate draws the dialogs' ratings by the raters and by
-    one more rater of the same model (the judge: offset 0, the raters' mean), keeps who
-    rated which dialog as observed, and runs the whole test (`_passes`)."""
+    one more rater of the same model (the judge), each with an offset drawn from the
+    raters' population, keeps who rated which dialog as observed, and runs the whole test
+    (`_passes`)."""
     values = np.asarray(ratings, float)
     present = ~np.isnan(values)
     keep = present.sum(axis=1) >= 2
     values, present = values[keep], present[keep]
     if values.shape[1] < 2 or not len(values):
         return math.nan
-    mean, between, within, offsets = fit_raters(values, seed)
+    mean, between, within, offset_var = fit_raters(values, seed)
     rng = np.random.default_rng([seed, 2])
     n, m = values.shape
     passes = 0
     batch = max(1, min(replicates, 2_000_000 // max(1, n * (m + 1) * m)))
     for start in range(0, replicates, batch):
         rows = min(batch, replicates - start)
-        drawn = _draw(mean, between, within, np.r_[offsets, 0.0], (rows, n, m + 1), rng)
+        # every replicate draws its raters and its judge from the raters' population
+        offsets = math.sqrt(offset_var) * rng.standard_normal((rows, 1, m + 1))
+        drawn = _draw(mean, between, within, offsets, (rows, n, m + 1), rng)
         raters = np.where(present, drawn[..., :m], np.nan)
         passes += int(_passes(raters, drawn[..., m], epsilon, q, min_dialogs).sum())
     return passes / replicates
