@@ -251,9 +251,8 @@ def people_only(
     import pandas as pd
 
     from ..compare.formats import with_ci
-    from ..compare.published import _aggregate, load_published
+    from ..compare.published import _aggregate, load_published, people_rating
     from ..compare.responders import people_means, published_responders
-    from ..dialogs import normalise_rating
     from ..stats import humans
 
     pubs = [load_published(spec) for spec in specs]
@@ -265,7 +264,10 @@ def people_only(
         table = pub.table
         low, high = table.scale
         ratings = pd.DataFrame(
-            {r: pd.Series({i: normalise_rating(v, table.scale) for i, v in values.items()},
+            # a value kept as published outside the scale (bad_cells: as_published) is in
+            # the means below, not in the raters' agreement
+            {r: pd.Series({i: people_rating(v, table.scale) for i, v in values.items()
+                           if low <= v <= high},
                           dtype=float) for r, values in table.raters.items()},  # fmt: skip
         ).reindex(pd.Index(table.ids, dtype=object))
         lines.append(f"People only ({pub.name}, dimension {table.dimension or '-'}, scale "
@@ -300,7 +302,7 @@ def people_only(
                       for _, r in means.sort_values("mean_human", ascending=False).iterrows()]
         elif len(table.ids):
             human = _aggregate(table, table.ids).dropna()
-            mean = normalise_rating(float(human.mean()), table.scale) if len(human) else None
+            mean = people_rating(float(human.mean()), table.scale) if len(human) else None
             if mean is not None:
                 lines.append(f"\nMean rating by people (1-5): {mean:.3f} on {len(human)} "
                              "item(s).")  # fmt: skip

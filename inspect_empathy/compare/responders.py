@@ -312,7 +312,7 @@ def published_responders(pub: object, extra: dict[str, pd.Series] | None = None)
     table's keys: ids are never split); human = the raters' aggregate and judges mapped
     onto 1-5 (``extra``: Inspect judges' 1-5 scores by sample id)."""
     from ..dialogs import normalise_rating
-    from .published import _aggregate
+    from .published import _aggregate, people_rating
 
     table = pub.table  # type: ignore[attr-defined]
     if table.responder is None:
@@ -324,7 +324,7 @@ def published_responders(pub: object, extra: dict[str, pd.Series] | None = None)
         "responder": [k[position] for k in keys],
     }, index=pd.Index(table.ids, dtype=object))  # fmt: skip
     human = _aggregate(table, table.ids)
-    frame["human"] = [normalise_rating(v, table.scale) if pd.notna(v) else math.nan for v in human]
+    frame["human"] = [people_rating(v, table.scale) if pd.notna(v) else math.nan for v in human]
     for name, values in table.judges.items():
         scale = table.judge_scales[name]
         frame[name] = [normalise_rating(values[i], scale) if i in values else math.nan
