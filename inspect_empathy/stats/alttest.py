@@ -127,7 +127,7 @@ class AltTest:
         if self.ratings is None:
             return pass_power(self.raters["n"], self.raters["ties"], self.epsilon, self.q)
         if self._power is None:
-            self._power = simulated_power(self.ratings, self.epsilon, self.q, self.min_dialogs)
+            self._power = _kept_power(self.ratings, self.epsilon, self.q, self.min_dialogs)
         return self._power
 
     @property
@@ -274,6 +274,24 @@ def simulated_power(
         raters = np.where(present, drawn[..., :m], np.nan)
         passes += int(_passes(raters, drawn[..., m], epsilon, q, min_dialogs).sum())
     return passes / replicates
+
+
+_POWERS: dict[tuple[Any, ...], float] = {}
+"""`simulated_power` by ratings, epsilon, q and least dialogs: it depends on the raters
+only, so every judge of the same dialogs shares one simulation."""
+
+
+def _kept_power(ratings: np.ndarray, epsilon: float, q: float, min_dialogs: int) -> float:
+    import hashlib
+
+    values = np.ascontiguousarray(ratings, dtype=float)
+    key = (hashlib.blake2b(values.tobytes(), digest_size=16).digest(), values.shape,
+           epsilon, q, min_dialogs)  # fmt: skip
+    if key not in _POWERS:
+        if len(_POWERS) >= 256:
+            _POWERS.pop(next(iter(_POWERS)))
+        _POWERS[key] = simulated_power(values, epsilon, q, min_dialogs)
+    return _POWERS[key]
 
 
 def _passes(
