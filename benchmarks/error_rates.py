@@ -19,7 +19,17 @@ come from one draw of 400,000 dialogs. Reported at n = 50, 135, 500 dialogs:
   before (twice the share of resampled differences beyond 0, ``percentile_holm_fwer_by_judges``),
   whose far tail is liberal;
 - the coverage-aware ranking: how often the best of five judges (sigma 0.6 vs 0.75) ranks
-  first on the common set.
+  first on the common set;
+- the alternative-annotator test's stated power (``alt_test_power``): for 3-6 raters,
+  30-300 dialogs and close to spread raters (a dialog's ratings round(3 + z + N(0, s))
+  on 1-5, s = 0.5, 0.8, 1.2; and s = 0.8 with each rater's own leniency ~ N(0, 0.3),
+  the judge's too), the pass rate of a judge exactly as good as a rater (one more
+  rater of the same model playing the judge; ``--alt-reps`` replicates of the whole test,
+  ``stats.alttest._passes``, which gives ``alt_test``'s verdict on each) beside the power
+  ``alt_test`` states, averaged over ``--alt-datasets`` data sets of the same model
+  (``stated``; what it simulates under the raters' fitted joint distribution), and the
+  older independent-raters figure (``independent``: ``pass_power``). ``--alt-only`` runs
+  this part alone and updates it in the results file.
 
 The p-values of the type-I, power and Holm rows come from ``compare.stats.studentised_p`` (the
 function ``paired_difference`` calls) over a bootstrap of the dialogs drawn once per
@@ -49,7 +59,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from inspect_empathy.compare import stats  # noqa: E402
-from inspect_empathy.stats import calibration  # noqa: E402
+from inspect_empathy.stats import alttest, calibration  # noqa: E402
 from inspect_empathy.stats._agreement import quadratic_weighted_kappa, round_score  # noqa: E402
 
 SIZES = (50, 135, 500)
@@ -130,6 +140,74 @@ def coverage(n: int, reps: int, rng: np.random.Generator, true: dict) -> dict:
     return {k: v / reps for k, v in hits.items()}
 
 
+ALT_RATERS = (3, 4, 5, 6)
+ALT_DIALOGS = (30, 60, 100, 300)
+ALT_SPREADS = {"close": (0.5, 0.0), "middle": (0.8, 0.0), "spread": (1.2, 0.0),
+               "lenient": (0.8, 0.3)}  # fmt: skip
+"""The raters of the alt-test power rows: within-dialog noise, and the sd of each rater's
+own leniency (drawn per rater and replicate, the judge's too)."""
+
+
+def alt_ratings(
+    rng: np.random.Generator, shape: tuple[int, ...], noise: float, leniency: float = 0.0
+) -> np.ndarray:
+    """Ratings (... x dialogs x raters): round(3 + z + b_r + N(0, noise)) half up, on 1-5,
+    b_r ~ N(0, leniency) per rater."""
+    z = rng.normal(size=shape[:-1])[..., None]
+    b = rng.normal(0, leniency, (*shape[:-2], 1, shape[-1])) if leniency else 0.0
+    return np.clip(np.floor(3 + z + b + rng.normal(0, noise, shape) + 0.5), 1, 5)
+
+
+def alt_power_rows(args: argparse.Namespace, rng: np.random.Generator) -> list[dict]:
+    """The alt-test's stated power against the pass rate of a judge as good as a rater."""
+    import pandas as pd
+
+    rows = []
+    for m in args.alt_raters:
+        for n in args.alt_dialogs:
+            for name in args.alt_spreads:
+                noise, leniency = ALT_SPREADS[name]
+                people = alt_ratings(rng, (args.alt_reps, n, m + 1), noise, leniency)
+                rate = float(alttest._passes(people[..., :m], people[..., m], 0.2, 0.05, 30)
+                             .mean())  # fmt: skip
+                stated, independent = [], []
+                t0 = time.process_time()
+                for _ in range(args.alt_datasets):
+                    data = alt_ratings(rng, (n, m + 1), noise, leniency)
+                    result = alttest.alt_test(pd.Series(data[:, m]), pd.DataFrame(data[:, :m]))
+                    stated.append(result.power)
+                    independent.append(alttest.pass_power(result.raters["n"],
+                                                          result.raters["ties"]))  # fmt: skip
+                row = {
+                    "raters": m, "dialogs": n, "raters_spread": name, "noise": noise,
+                    "leniency_sd": leniency,
+                    "pass_rate": round(rate, 4),
+                    "pass_rate_se": round(float(np.sqrt(rate * (1 - rate) / args.alt_reps)), 4),
+                    "stated": round(float(np.mean(stated)), 4),
+                    "stated_sd": round(float(np.std(stated)), 4),
+                    "independent": round(float(np.mean(independent)), 4),
+                    "cpu_seconds_per_stated_power": round(
+                        (time.process_time() - t0) / max(1, args.alt_datasets), 3),
+                }  # fmt: skip
+                row["gap"] = round(row["stated"] - rate, 4)
+                row["independent_gap"] = round(row["independent"] - rate, 4)
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+    return rows
+
+
+def alt_summary(rows: list[dict]) -> dict:
+    gaps = [abs(r["gap"]) for r in rows]
+    old = [abs(r["independent_gap"]) for r in rows]
+    return {
+        "cells": len(rows),
+        "largest_abs_gap": max(gaps, default=float("nan")),
+        "within_0.05": sum(g <= 0.05 for g in gaps),
+        "independent_largest_abs_gap": max(old, default=float("nan")),
+        "independent_within_0.05": sum(g <= 0.05 for g in old),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=600, help="replicates for power, ranking")
@@ -142,8 +220,29 @@ def main() -> None:
     parser.add_argument("--check", type=int, default=100, help="paired_difference replicates")
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results")
+    parser.add_argument("--alt-reps", type=int, default=2000,
+                        help="replicates of the whole alt-test behind each pass rate")
+    parser.add_argument("--alt-datasets", type=int, default=30,
+                        help="data sets whose stated alt-test power is averaged per cell")
+    parser.add_argument("--alt-raters", type=int, nargs="+", default=list(ALT_RATERS))
+    parser.add_argument("--alt-dialogs", type=int, nargs="+", default=list(ALT_DIALOGS))
+    parser.add_argument("--alt-spreads", nargs="+", default=list(ALT_SPREADS),
+                        choices=list(ALT_SPREADS))
+    parser.add_argument("--alt-only", action="store_true",
+                        help="only the alt-test power rows, updated in the results file")
     args = parser.parse_args()
     start = time.perf_counter()
+    if args.alt_only:
+        path = args.out / "error_rates.json"
+        results = json.loads(path.read_text()) if path.exists() else {}
+        rows = alt_power_rows(args, np.random.default_rng(2029))
+        results["alt_test_power"] = {"rows": rows, "summary": alt_summary(rows),
+                                     "alt_reps": args.alt_reps,
+                                     "alt_datasets": args.alt_datasets}  # fmt: skip
+        args.out.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(results, indent=2) + "\n")
+        print(json.dumps(results["alt_test_power"]["summary"]))
+        return
     rng = np.random.default_rng(2028)
     base = truth(0.75)
     deltas = {"0.05": 0.62, "0.10": 0.50, "0.15": 0.40}  # sigma of the better judge
@@ -199,6 +298,10 @@ def main() -> None:
         row["seconds"] = round(time.perf_counter() - t0, 1)
         results["sizes"][str(n)] = row
         print(json.dumps(row), flush=True)
+    alt_rows = alt_power_rows(args, np.random.default_rng(2029))
+    results["alt_test_power"] = {"rows": alt_rows, "summary": alt_summary(alt_rows),
+                                 "alt_reps": args.alt_reps,
+                                 "alt_datasets": args.alt_datasets}  # fmt: skip
     results["settings"] = {
         "reps": args.reps,
         "fwer_reps": args.fwer_reps,

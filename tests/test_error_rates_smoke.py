@@ -18,7 +18,9 @@ SCRIPT = Path(__file__).parents[1] / "benchmarks" / "error_rates.py"
 
 
 def test_error_rates_runs_and_writes_every_figure(tmp_path: Path) -> None:
-    args = ["--reps", "4", "--ci-reps", "2", "--check", "2", "--fwer-reps", "4", "--sizes", "50"]
+    args = ["--reps", "4", "--ci-reps", "2", "--check", "2", "--fwer-reps", "4", "--sizes", "50",
+            "--alt-reps", "20", "--alt-datasets", "1", "--alt-raters", "3", "--alt-dialogs", "30",
+            "--alt-spreads", "close"]
     subprocess.run(
         [sys.executable, str(SCRIPT), *args, "--out", str(tmp_path)],
         check=True,
@@ -30,3 +32,5 @@ def test_error_rates_runs_and_writes_every_figure(tmp_path: Path) -> None:
     for key in ("ci_coverage", "type_I_0.05", "holm_fwer", "power_0.05", "tail_p_le_0.005"):
         assert key in row
     assert set(row["ci_coverage"]) == {"spearman", "mae", "qwk"}
+    alt = result["alt_test_power"]["rows"][0]
+    assert {"pass_rate", "stated", "independent", "gap"} <= set(alt)

@@ -178,6 +178,27 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+NOT_LOGS = (".yaml", ".yml", ".csv", ".tsv", ".jsonl", ".xlsx")
+"""Suffixes of dataset specs and rating files: never an Inspect log."""
+
+
+def _not_a_log(sources: Sequence[object]) -> str | None:
+    """What a user gave instead of logs, as a one-line message (None: every source may be
+    a log): a dataset spec or ratings file named where logs go."""
+    for source in sources:
+        path = Path(str(source))
+        if path.suffix.lower() in NOT_LOGS and path.is_file():
+            kind = "a dataset spec" if path.suffix.lower() in (".yaml", ".yml") else "a data file"
+            return (
+                f"{source} is {kind}, not an Inspect log: calibrate fits a map on the logs of "
+                f"a judge run on rated dialogs (inspect eval inspect_empathy/empathy -T "
+                f"dataset={source} --model MODEL, then inspect-empathy calibrate LOG_DIR --out "
+                f"FILE); a spec's published judges' calibrated bias is in inspect-empathy "
+                f"compare --published {source}"
+            )
+    return None
+
+
 def calibrate_command(args: argparse.Namespace) -> int:
     """``inspect-empathy calibrate``: fit a map on labelled logs and write it."""
     from .._util.write import WriteRefused, check_not_input
@@ -190,6 +211,9 @@ def calibrate_command(args: argparse.Namespace) -> int:
         if args.out.is_dir():
             raise CalibrateError(f"--out {args.out} is a folder: name the calibration file")
         check_writable(args.out.parent, what=f"the calibration file {args.out}")
+        refused = _not_a_log(args.logs)
+        if refused is not None:
+            raise CalibrateError(refused)
         logs = find_logs(args.logs)
         check_not_input(args.out, logs, "--out")  # before the logs are read
         fitted, judge = calibrate_logs(logs, method=args.method, judge=args.judge)

@@ -176,6 +176,16 @@ def _cell(text: Any) -> str:
     return markdown_cell(text)
 
 
+def _responders_count(frame: Any, table: Any) -> str:
+    """"10 responders", or "9 of 10 responders, own replies left out," where every judge's
+    own model's replies are left out (a judge rates the others only)."""
+    total = int(frame.loc[frame["human"].notna(), "responder"].nunique())
+    shown = int(table["responders"].max()) if len(table) else total
+    if shown < total and (table["own_left_out"] > 0).any():
+        return f"{shown} of {total} responders, own replies left out,"
+    return f"{total} responders"
+
+
 def _responder_lines(
     pub: Any, inspect_judges: dict, comparison: Any, section: ScaleSection
 ) -> list[str]:
@@ -191,24 +201,31 @@ def _responder_lines(
         comparison.seed, pub.table.own_left_out,
     )  # fmt: skip
     section.frames.append(table.assign(spec=pub.name, table="responders"))
-    title = (f"Responders ({pub.name}: {table['responders'].max()} responders in "
+    title = (f"Responders ({pub.name}: {_responders_count(frame, table)} in "
              f"{table['contexts'].max()} contexts)")  # fmt: skip
     about = (
-        f"bias = judge - people on 1-5, 95% CI over contexts; calibrated: "
-        f"{comparison.calibration_method}, cross-fitted by context, its clipped scores "
-        f"holding the mean rating by people; ranking ρ: Spearman across responders of the mean "
-        f"judge score against the mean rating by people, its 95% CI a {RANKING_INTERVAL}"
+        f"bias = judge - people on 1-5, 95% CI over contexts; calibrated bias: the bias a "
+        f"{comparison.calibration_method} map fitted on a random half of the contexts "
+        f"(its clipped scores holding the mean rating by people there) leaves on the other "
+        f"half, 95% CI over the held-out contexts (away from 0, or wide: the map does not "
+        f"carry over to new contexts); ranking ρ: Spearman across responders of the mean "
+        f"judge score against the mean rating by people, its 95% CI a {RANKING_INTERVAL}; "
+        f"ICC: judge and people as two raters of each responder's mean (McGraw & Wong, "
+        f"their F intervals)"
     )
     left = {j: n for j, n in pub.table.own_left_out.items() if n}
     if left:
         about += "; own replies left out: " + ", ".join(f"{j} {n}" for j, n in left.items())
     headers = ["judge", "responses", "own replies left out", "bias [95% CI]",
-               "calibrated bias [95% CI]", "ranking ρ [95% CI]"]  # fmt: skip
+               "calibrated bias [95% CI]", "ranking ρ [95% CI]", "ICC(C,1) [95% CI]",
+               "ICC(A,1) [95% CI]"]  # fmt: skip
     rows = [
         [str(r["judge"]), str(r["responses"]), str(r["own_left_out"]),
          with_ci(r["bias"], r["bias_low"], r["bias_high"]),
          with_ci(r["calibrated_bias"], r["calibrated_bias_low"], r["calibrated_bias_high"]),
-         with_ci(r["ranking_spearman"], r["ranking_low"], r["ranking_high"])]
+         with_ci(r["ranking_spearman"], r["ranking_low"], r["ranking_high"]),
+         with_ci(r["icc_c1"], r["icc_c1_low"], r["icc_c1_high"]),
+         with_ci(r["icc_a1"], r["icc_a1_low"], r["icc_a1_high"])]
         for _, r in table.iterrows()
     ]  # fmt: skip
     sections = getattr(comparison, "published_sections", None)
@@ -234,9 +251,8 @@ def people_only(
     import pandas as pd
 
     from ..compare.formats import with_ci
-    from ..compare.published import _aggregate, load_published
+    from ..compare.published import _aggregate, load_published, people_rating
     from ..compare.responders import people_means, published_responders
-    from ..dialogs import normalise_rating
     from ..stats import humans
 
     pubs = [load_published(spec) for spec in specs]
@@ -248,7 +264,10 @@ def people_only(
         table = pub.table
         low, high = table.scale
         ratings = pd.DataFrame(
-            {r: pd.Series({i: normalise_rating(v, table.scale) for i, v in values.items()},
+            # a value kept as published outside the scale (bad_cells: as_published) is in
+            # the means below, not in the raters' agreement
+            {r: pd.Series({i: people_rating(v, table.scale) for i, v in values.items()
+                           if low <= v <= high},
                           dtype=float) for r, values in table.raters.items()},  # fmt: skip
         ).reindex(pd.Index(table.ids, dtype=object))
         lines.append(f"People only ({pub.name}, dimension {table.dimension or '-'}, scale "
@@ -283,7 +302,7 @@ def people_only(
                       for _, r in means.sort_values("mean_human", ascending=False).iterrows()]
         elif len(table.ids):
             human = _aggregate(table, table.ids).dropna()
-            mean = normalise_rating(float(human.mean()), table.scale) if len(human) else None
+            mean = people_rating(float(human.mean()), table.scale) if len(human) else None
             if mean is not None:
                 lines.append(f"\nMean rating by people (1-5): {mean:.3f} on {len(human)} "
                              "item(s).")  # fmt: skip

@@ -54,8 +54,9 @@ def load_published(spec: str | os.PathLike[str], dimension: str | None = None) -
 
     A rater's bad cell (unreadable, or outside the scale) stops it, every such cell named
     by file, row and column, as the load does, unless the spec says ``bad_cells: missing``
-    (the cell is a missing rating, named in the notes) or lists the value under
-    ``missing_values``."""
+    (the cell is a missing rating, named in the notes), ``bad_cells: as_published`` (an
+    out-of-scale number is kept at its published value, counted in the notes) or lists
+    the value under ``missing_values``."""
     path = Path(spec)
     if not path.is_file():
         raise CompareError(f"{path}: no such spec file")
@@ -78,9 +79,19 @@ def load_published(spec: str | os.PathLike[str], dimension: str | None = None) -
             f"{path}: {len(bad)} rater cell(s) unreadable or outside the scale "
             f"{table.scale[0]:g}-{table.scale[1]:g}:\n" + "\n".join(lines) + "\n"
             "(values that mean 'not rated': list them under missing_values; or "
-            "bad_cells: missing keeps each such cell as a missing rating)"
+            "bad_cells: missing keeps each such cell as a missing rating; bad_cells: "
+            "as_published keeps an out-of-scale number as the authors averaged it)"
         )
     return Published(path, mapping, table, parsed.name or path.stem)
+
+
+def people_rating(raw: float, scale: tuple[float, float]) -> float:
+    """A rater's rating (or the raters' aggregate) mapped linearly from the spec's scale
+    onto 1-5, as `dialogs.normalise_rating`, without its range check: ``bad_cells:
+    as_published`` keeps out-of-scale values (a 0 placeholder) as the authors averaged
+    them, so a mean may lie outside 1-5."""
+    low, high = scale
+    return 1.0 + 4.0 * (float(raw) - low) / (high - low)
 
 
 def _aggregate(table: RatedTable, ids: Sequence[str]) -> pd.Series:
@@ -107,14 +118,18 @@ def published_rows(pub: Published, ids: Sequence[str] | None = None) -> pd.DataF
     rows = []
     for sid in ids:
         ratings = {
-            r: normalise_rating(v[sid], table.scale) for r, v in table.raters.items() if sid in v
+            r: people_rating(v[sid], table.scale)
+            for r, v in table.raters.items()
+            # out of the scale, kept as published (bad_cells: as_published): in the
+            # aggregate, not in the raters' agreement
+            if sid in v and table.scale[0] <= v[sid] <= table.scale[1]
         }
         h = human.get(sid, math.nan)
         base = {
             "id": sid,
             "dataset": pub.name,
             "method": "published",
-            "human": normalise_rating(h, table.scale) if pd.notna(h) else math.nan,
+            "human": people_rating(h, table.scale) if pd.notna(h) else math.nan,
             "ratings": ratings or None,
             "reply_words": math.nan,
             "emotion": None,

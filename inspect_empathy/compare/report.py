@@ -73,7 +73,8 @@ def judges_display(comparison: JudgeComparison) -> Table:
     headers.append("coverage")
     if human:
         headers += [f"Spearman [95% CI] (common n={comparison.common})", "Kendall"]
-        headers += ["MAE [95% CI]", "QWK [95% CI]", "within-one", "Spearman own (n)"]
+        headers += ["MAE [95% CI]", "QWK [95% CI]", "ICC(C,1) [95% CI]", "ICC(A,1) [95% CI]"]
+        headers += ["within-one", "Spearman own (n)"]
     headers += ["mean score", "length ρ", "share 3-4"]
     rows = []
     for _, r in comparison.judges.iterrows():
@@ -89,6 +90,8 @@ def judges_display(comparison: JudgeComparison) -> Table:
             row.append(with_ci(r["spearman"], r["spearman_low"], r["spearman_high"]))
             row.append(number(r["kendall"]))
             row += [with_ci(r[k], r[f"{k}_low"], r[f"{k}_high"]) for k in ("mae", "qwk")]
+            row += [with_ci(r.get(k), r.get(f"{k}_low"), r.get(f"{k}_high"))
+                    for k in ("icc_c1", "icc_a1")]  # fmt: skip
             row.append(number(r["within_one"]))
             row.append(f"{number(r['spearman_own'])} ({r['n_own']})")
         row += [number(r["mean_score"], 2)]
@@ -563,7 +566,12 @@ METHOD_NOTE = (
     "the normal); Holm "
     "adjusts the p-values for the k(k−1)/2 pairs tested, and 'significant' means Holm p < "
     "0.05 (the CIs are not adjusted). QWK, exact and within-one use scores rounded half up "
-    "to 1-5. α: ordinal Krippendorff's alpha. Length ρ: Spearman of the score against the "
+    "to 1-5. ICC(C,1) / ICC(A,1): intraclass correlations (two-way, McGraw & Wong) of the "
+    "judge and the people's rating as two raters of each common dialog, consistency (a "
+    "constant offset is not held against the judge) and absolute agreement (it is); their "
+    "95% CIs are McGraw & Wong's F intervals, and judges.csv adds the average measures "
+    "ICC(C,k) / ICC(A,k). α: ordinal Krippendorff's alpha. Length ρ: Spearman of the score "
+    "against the "
     "judged reply's length in words. Share 3-4: scores rounded to 3 or 4. Baselines "
     "(empathy_baseline/*) are offline floors, not contenders. Calibrated MAE / QWK: each "
     "dialog's score mapped onto the human scale by a map ({method}) fitted without it "

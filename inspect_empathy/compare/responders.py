@@ -14,12 +14,23 @@ Beside per-response agreement, three questions matter there, answered per judge 
   resamples of the contexts, a context's responses together). It holds the estimate
   inside, where a percentile interval of ~10 responders' discrete ranks puts it on the
   edge; with fewer than 4 responders there is no interval;
-- **calibrated bias**: the bias left after a cross-fitted calibration (``shift``,
-  ``linear`` or ``isotonic``) fitted without the context being predicted
-  (leave-one-context-out up to 50 contexts, else 10 folds of contexts), with its CI. The
-  map is fitted so that its scores, clipped onto 1-5, have the people's mean on the
-  contexts it is fitted on (a shift that pushes scores past 5 gets the clipped mass back),
-  so the bias it leaves is the cross-fitting's alone (within 0.01 of 0).
+- **ICC on the responder means**: ICC(C,1), ICC(A,1), ICC(C,k), ICC(A,k) (`_agreement.icc`,
+  McGraw & Wong's intervals) of each responder's mean judge score and mean rating by people,
+  the responders the targets and judge and people the two raters (as MentalBench-Align
+  reports them);
+- **calibrated bias**: the bias a calibration map (``shift``, ``linear`` or ``isotonic``)
+  leaves on contexts it was not fitted on: the map is fitted on a random half of the
+  contexts (seeded) and its bias measured on the other half, with a 95% bootstrap CI over
+  the held-out contexts. It is not 0 by construction: a map that does not carry over
+  (the judge's bias differing between contexts, too few contexts to pin the offset down)
+  shows as a held-out bias away from 0 or a wide interval; the interval is about the
+  uncertainty of the map's offset. The map is fitted so that its scores, clipped onto
+  1-5, have the people's mean on the contexts it is fitted on (a shift that pushes
+  scores past 5 gets the clipped mass back);
+- ``calibrated_bias_crossfit``: the same map cross-fitted over every context
+  (leave-one-context-out up to 50 contexts, else 10 folds), each fold's offset the other
+  folds' mean difference: its held-out residuals sum to about 0 whatever the data (within
+  0.01 of 0), so it checks the clipping, not the map, and is not shown in the report.
 
 Input: a DataFrame with ``context``, ``responder``, ``human`` (1-5) and one column per
 judge (1-5, NaN where unscored). A spec names the responders with ``responder: <id
@@ -42,6 +53,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
+from ..stats._agreement import icc
 from ..stats._resample import resample_counts
 from ..stats.calibration import _apply, _fit
 from .stats import percentile_interval
@@ -50,7 +62,11 @@ COLUMNS = [
     "judge", "responses", "contexts", "responders", "mean_judge", "mean_human",
     "bias", "bias_low", "bias_high",
     "calibrated_bias", "calibrated_bias_low", "calibrated_bias_high",
-    "ranking_spearman", "ranking_low", "ranking_high", "own_left_out",
+    "calibrated_bias_contexts", "calibrated_bias_crossfit",
+    "ranking_spearman", "ranking_low", "ranking_high",
+    "icc_c1", "icc_c1_low", "icc_c1_high", "icc_a1", "icc_a1_low", "icc_a1_high",
+    "icc_ck", "icc_ck_low", "icc_ck_high", "icc_ak", "icc_ak_low", "icc_ak_high",
+    "own_left_out",
 ]  # fmt: skip
 
 RANKING_INTERVAL = (
@@ -110,10 +126,38 @@ def calibrated_by_context(
         held = folds == fold
         if (~held).sum() < 2:
             continue
-        x, y = judge[~held], human[~held]
-        params = _fit(x, y, method)
-        offset = _mean_offset(_unclipped(params, method, x), float(y.mean()))
+        params, offset = _fitted_map(judge[~held], human[~held], method)
         out[held] = np.clip(_unclipped(params, method, judge[held]) + offset, 1.0, 5.0)
+    return out
+
+
+def _fitted_map(x: np.ndarray, y: np.ndarray, method: str) -> tuple[dict, float]:
+    """The map fitted on ``x``, ``y`` and the offset that makes its clipped scores hold
+    the mean of ``y`` there (module doc)."""
+    params = _fit(x, y, method)
+    return params, _mean_offset(_unclipped(params, method, x), float(y.mean()))
+
+
+def held_out_half(contexts: int, seed: int) -> np.ndarray:
+    """Which contexts (codes 0..contexts-1) are held out: a random half (the larger half
+    fitted on when odd), the same for every judge of a corpus and seed."""
+    held = np.zeros(contexts, dtype=bool)
+    held[np.random.default_rng([seed, 50]).permutation(contexts)[: contexts // 2]] = True
+    return held
+
+
+def held_out_bias(
+    judge: np.ndarray, human: np.ndarray, context: np.ndarray, method: str, held: np.ndarray
+) -> np.ndarray:
+    """Each held-out response's calibrated score minus its rating (NaN elsewhere), the map
+    fitted on the responses of the contexts not ``held`` (codes of ``context``)."""
+    out = np.full(len(judge), np.nan)
+    test = held[context]
+    if test.all() or not test.any() or (~test).sum() < 2:
+        return out
+    params, offset = _fitted_map(judge[~test], human[~test], method)
+    mapped = np.clip(_unclipped(params, method, judge[test]) + offset, 1.0, 5.0)
+    out[test] = mapped - human[test]
     return out
 
 
@@ -194,23 +238,37 @@ def responder_table(
         c = calibrated_by_context(j, h, context, method, seed)
         row["mean_judge"], row["mean_human"] = float(j.mean()), float(h.mean())
         row["bias"] = float((j - h).mean())
-        row["calibrated_bias"] = float(np.nanmean(c - h)) if np.isfinite(c).any() else math.nan
+        row["calibrated_bias_crossfit"] = (
+            float(np.nanmean(c - h)) if np.isfinite(c).any() else math.nan
+        )
+        held = held_out_half(len(contexts), seed)
+        residual = (held_out_bias(j, h, context, method, held) if len(contexts) >= 4
+                    else np.full(len(j), np.nan))  # fmt: skip
+        row["calibrated_bias_contexts"] = int(held.sum()) if len(contexts) >= 4 else 0
+        if np.isfinite(residual).any():
+            row["calibrated_bias"] = float(np.nanmean(residual))
         n_c, n_r = len(contexts), len(responders)
         cell = context * n_r + responder
         sj, nj = _totals(cell, j, n_c * n_r)
         sh, _ = _totals(cell, h, n_c * n_r)
         per_responder = nj.reshape(n_c, n_r).sum(axis=0)
-        rho = _ranking(sj.reshape(n_c, n_r).sum(axis=0) / per_responder,
-                       sh.reshape(n_c, n_r).sum(axis=0) / per_responder)[0]  # fmt: skip
+        judge_means = sj.reshape(n_c, n_r).sum(axis=0) / per_responder
+        human_means = sh.reshape(n_c, n_r).sum(axis=0) / per_responder
+        rho = _ranking(judge_means, human_means)[0]
         row["ranking_spearman"] = float(rho)
+        row |= {k: v for k, v in icc(np.column_stack([judge_means, human_means])).items()
+                if k != "icc_n"}  # fmt: skip
         if resamples > 0:
             counts = resample_counts(n_c, resamples, seed).astype(float)
             diff_sum, diff_n = _totals(context, j - h, n_c)
-            cal_sum, cal_n = _totals(context, c - h, n_c)
             row["bias_low"], row["bias_high"] = percentile_interval(
                 _ratio(counts @ diff_sum, counts @ diff_n))
-            row["calibrated_bias_low"], row["calibrated_bias_high"] = percentile_interval(
-                _ratio(counts @ cal_sum, counts @ cal_n))
+            if np.isfinite(residual).any():  # resampling the held-out contexts only
+                cal_sum, cal_n = _totals(context, residual, n_c)
+                on = np.flatnonzero(held)
+                drawn = resample_counts(len(on), resamples, seed + 1).astype(float)
+                row["calibrated_bias_low"], row["calibrated_bias_high"] = percentile_interval(
+                    _ratio(drawn @ cal_sum[on], drawn @ cal_n[on]))
             n_drawn = counts @ nj.reshape(n_c, n_r)
             ranks = _ranking(_ratio(counts @ sj.reshape(n_c, n_r), n_drawn),
                              _ratio(counts @ sh.reshape(n_c, n_r), n_drawn))  # fmt: skip
@@ -254,7 +312,7 @@ def published_responders(pub: object, extra: dict[str, pd.Series] | None = None)
     table's keys: ids are never split); human = the raters' aggregate and judges mapped
     onto 1-5 (``extra``: Inspect judges' 1-5 scores by sample id)."""
     from ..dialogs import normalise_rating
-    from .published import _aggregate
+    from .published import _aggregate, people_rating
 
     table = pub.table  # type: ignore[attr-defined]
     if table.responder is None:
@@ -266,7 +324,7 @@ def published_responders(pub: object, extra: dict[str, pd.Series] | None = None)
         "responder": [k[position] for k in keys],
     }, index=pd.Index(table.ids, dtype=object))  # fmt: skip
     human = _aggregate(table, table.ids)
-    frame["human"] = [normalise_rating(v, table.scale) if pd.notna(v) else math.nan for v in human]
+    frame["human"] = [people_rating(v, table.scale) if pd.notna(v) else math.nan for v in human]
     for name, values in table.judges.items():
         scale = table.judge_scales[name]
         frame[name] = [normalise_rating(values[i], scale) if i in values else math.nan

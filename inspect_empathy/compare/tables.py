@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..stats._agreement import agreement, krippendorff_alpha, somers_d_all, somers_d_all_ci
+from ..stats._agreement import (
+    agreement,
+    icc,
+    krippendorff_alpha,
+    somers_d_all,
+    somers_d_all_ci,
+)
 from . import ceiling, stats
 from .comparison import DEFAULT_CALIBRATION, HUMAN, LEFT_OUT, JudgeComparison, is_baseline
 from .prices import Prices, check_prices, sample_costs
@@ -75,6 +81,10 @@ def judge_table(
     ratings of its own model's replies, ``own_replies``), which are outside its
     ``coverage`` and its headline, neither scored nor counted against it. ``coverage`` is
     scored / dialogs; ``low_coverage`` marks a judge below the best covered one.
+    ``icc_c1`` / ``icc_a1`` / ``icc_ck`` / ``icc_ak`` (each with ``_low`` / ``_high``) are
+    the intraclass correlations of the judge and the people's rating as two raters of each
+    common dialog (`_agreement.icc`: consistency and absolute agreement, single and average
+    measures, McGraw & Wong's intervals).
     ``mae_calibrated`` / ``qwk_calibrated`` (with CIs, beside the raw ``mae`` / ``qwk`` and
     their CIs) are cross-fitted on the same common dialogs with ``calibration_method`` (see
     ``ceiling.calibrated_columns``).
@@ -127,6 +137,8 @@ def judge_table(
         row |= cost_columns(group, row["scored"], costs)
         for key in ("kendall", "pearson", "mae", "rmse", "qwk", "exact", "within_one"):
             row[key] = metrics.get(key, math.nan)
+        # the judge and the people's rating as two raters of each common dialog
+        row |= {k: v for k, v in icc(np.column_stack([x, h])).items() if k != "icc_n"}
         row |= ceiling.calibrated_columns(str(judge), x, h, calibration_method, resamples, seed)
         own = scored.dropna(subset=["human"])
         row["n_own"] = len(own)

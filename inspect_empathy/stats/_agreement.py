@@ -439,3 +439,74 @@ def scipy_bootstrap(
     if not (math.isfinite(low) and math.isfinite(high)):
         return None
     return (float(low), float(high)), np.asarray(result.bootstrap_distribution, float)
+
+
+ICC_KINDS = ("c1", "a1", "ck", "ak")
+"""The intraclass correlations `icc` gives, in McGraw & Wong's (1996) names: ICC(C,1)
+consistency and ICC(A,1) absolute agreement of a single rating, ICC(C,k) and ICC(A,k) of
+the mean of the k raters (Shrout & Fleiss's ICC(3,1), ICC(2,1), ICC(3,k), ICC(2,k);
+pingouin's ICC3, ICC2, ICC3k, ICC2k)."""
+
+
+def icc(ratings: Sequence[Sequence[float]] | np.ndarray, confidence: float = 0.95) -> dict:
+    """Intraclass correlations of targets (rows: dialogs, responses or responders) x raters
+    (columns: e.g. a judge and the people's aggregate), two-way model, with McGraw & Wong's
+    (1996) F-based intervals: ``icc_c1``, ``icc_a1``, ``icc_ck``, ``icc_ak``, each with
+    ``_low`` / ``_high``, and ``icc_n`` (targets used).
+
+    Rows with a missing rating are left out. From the two-way ANOVA's mean squares (targets
+    MSR, raters MSC, residual MSE; n targets, k raters):
+    ICC(C,1) = (MSR - MSE) / (MSR + (k-1) MSE), ICC(A,1) = (MSR - MSE) / (MSR + (k-1) MSE
+    + k (MSC - MSE) / n); the average measures are (MSR - MSE) / MSR and (MSR - MSE) /
+    (MSR + (MSC - MSE) / n). Consistency's interval is the F interval of MSR / MSE; absolute
+    agreement's uses Satterthwaite's degrees of freedom (McGraw & Wong's Table 7, as
+    pingouin's ``intraclass_corr`` and R's ``psych::ICC``), and its average-measure bounds
+    are the single-measure bounds stepped up by Spearman-Brown. NaN where undefined (fewer
+    than two complete rows or raters, or no variation at all)."""
+    import numpy as np
+    from scipy.stats import f
+
+    keys = [f"icc_{kind}{end}" for kind in ICC_KINDS for end in ("", "_low", "_high")]
+    out: dict = dict.fromkeys(keys, math.nan)
+    data = np.asarray(ratings, dtype=float)
+    if data.ndim != 2:
+        raise ValueError("icc needs a targets x raters table")
+    data = data[np.isfinite(data).all(axis=1)]
+    n, k = data.shape
+    out["icc_n"] = n
+    if n < 2 or k < 2:
+        return out
+    grand = data.mean()
+    ss_rows = k * float(((data.mean(axis=1) - grand) ** 2).sum())
+    ss_cols = n * float(((data.mean(axis=0) - grand) ** 2).sum())
+    ss_error = float(((data - grand) ** 2).sum()) - ss_rows - ss_cols
+    msr, msc = ss_rows / (n - 1), ss_cols / (k - 1)
+    mse = max(ss_error, 0.0) / ((n - 1) * (k - 1))
+    if msr <= 0 and mse <= 0:
+        return out
+    tail = 1 - (1 - confidence) / 2
+    df_rows, df_error = n - 1, (n - 1) * (k - 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["icc_c1"] = (msr - mse) / (msr + (k - 1) * mse)
+        out["icc_a1"] = a1 = (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n)
+        out["icc_ck"] = (msr - mse) / msr if msr > 0 else math.nan
+        out["icc_ak"] = (msr - mse) / (msr + (msc - mse) / n)
+        if mse > 0:
+            ratio = msr / mse
+            low_f = ratio / f.ppf(tail, df_rows, df_error)
+            high_f = ratio * f.ppf(tail, df_error, df_rows)
+            out["icc_c1_low"] = (low_f - 1) / (low_f + k - 1)
+            out["icc_c1_high"] = (high_f - 1) / (high_f + k - 1)
+            out["icc_ck_low"], out["icc_ck_high"] = 1 - 1 / low_f, 1 - 1 / high_f
+            fc = msc / mse
+            base = n * (1 + (k - 1) * a1) - k * a1
+            v = df_error * (k * a1 * fc + base) ** 2 / (df_rows * (k * a1 * fc) ** 2 + base**2)
+            if math.isfinite(v) and v > 0:
+                f_high, f_low = f.ppf(tail, df_rows, v), f.ppf(tail, v, df_rows)
+                spread = k * msc + (k * n - k - n) * mse
+                low = n * (msr - f_high * mse) / (f_high * spread + n * msr)
+                high = n * (f_low * msr - mse) / (spread + n * f_low * msr)
+                out["icc_a1_low"], out["icc_a1_high"] = low, high
+                out["icc_ak_low"] = low * k / (1 + low * (k - 1))
+                out["icc_ak_high"] = high * k / (1 + high * (k - 1))
+    return {key: float(value) for key, value in out.items() if key != "icc_n"} | {"icc_n": n}

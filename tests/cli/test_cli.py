@@ -41,6 +41,18 @@ def test_calibrate_requires_logs(capsys: pytest.CaptureFixture[str]) -> None:
     assert "LOGS" in capsys.readouterr().err
 
 
+def test_calibrate_given_a_spec_says_what_it_needs_in_one_line(tmp_path, capsys) -> None:
+    """A dataset spec named where logs go: one line a user can act on, not Inspect's raw
+    'No recorder for location'."""
+    spec = tmp_path / "bots.yaml"
+    spec.write_text("format: raters\npath: .\nid: ctx\n", encoding="utf-8")
+    assert main(["calibrate", str(spec), "--out", str(tmp_path / "cal.json")]) == 1
+    err = capsys.readouterr().err
+    assert "No recorder" not in err and len(err.strip().splitlines()) == 1
+    assert f"{spec} is a dataset spec, not an Inspect log" in err
+    assert f"compare --published {spec}" in err
+
+
 def test_a_missing_extra_is_one_line_naming_it(monkeypatch, capsys) -> None:
     from inspect_empathy import cli
 

@@ -390,3 +390,28 @@ def test_bootstrap_does_not_depend_on_the_batch_size(monkeypatch: pytest.MonkeyP
     small = spearman_ci(x, h, resamples=200, seed=2)
     monkeypatch.setattr(compare_stats, "BATCH_ELEMENTS", 10**9)
     assert spearman_ci(x, h, resamples=200, seed=2) == small
+
+
+def test_judges_table_has_icc_of_judge_and_people(fixture_comparison: JudgeComparison) -> None:
+    """ICC(C,1), ICC(A,1) and the average measures, judge and people as two raters of each
+    common dialog, checked against pingouin; the report shows the single measures."""
+    pingouin = pytest.importorskip("pingouin")
+    from inspect_empathy.compare.report import judges_display, with_ci
+
+    samples = fixture_comparison.samples
+    headers, rows = judges_display(fixture_comparison)
+    for (_, row), shown in zip(fixture_comparison.judges.iterrows(), rows, strict=True):
+        mine = samples[samples["judge"] == row["judge"]].dropna(subset=["score", "human"])
+        long = pd.concat([
+            pd.DataFrame({"t": mine["id"], "r": "judge", "v": mine["score"]}),
+            pd.DataFrame({"t": mine["id"], "r": "people", "v": mine["human"]}),
+        ])  # fmt: skip
+        ref = pingouin.intraclass_corr(long, "t", "r", "v").set_index("Type")["ICC"]
+        for key, names in (("icc_c1", ("ICC(C,1)", "ICC3")), ("icc_a1", ("ICC(A,1)", "ICC2")),
+                           ("icc_ck", ("ICC(C,k)", "ICC3k")), ("icc_ak", ("ICC(A,k)", "ICC2k"))):
+            name = next(n for n in names if n in ref.index)
+            assert row[key] == pytest.approx(ref[name], abs=1e-9), key
+            assert row[f"{key}_low"] <= row[key] <= row[f"{key}_high"]
+        for key, header in (("icc_c1", "ICC(C,1) [95% CI]"), ("icc_a1", "ICC(A,1) [95% CI]")):
+            cell = shown[headers.index(header)]
+            assert cell == with_ci(row[key], row[f"{key}_low"], row[f"{key}_high"])

@@ -207,7 +207,8 @@ def test_a_multi_chatbot_corpus_through_every_table_and_csv(
         captured.err)  # fmt: skip
     for report in ("report.md", "report.html"):
         text = (out / report).read_text(encoding="utf-8")
-        assert "Responders (multi: 5 responders in 14 contexts)" in text
+        assert ("Responders (multi: 5 of 6 responders, own replies left out, in 14 contexts)"
+                in text)  # fmt: skip
         assert "own replies left out" in text
 
 
@@ -361,3 +362,48 @@ def test_scale_agreement_files_neutralise_and_escape_names(tmp_path: Path) -> No
         assert all(c.startswith("'") or c == "a|b" for c in written[column])
     rows = (tmp_path / "scale_agreement.md").read_text(encoding="utf-8").splitlines()[2:]
     assert all(len(row.replace("\\|", "").split("|")) == 4 for row in rows)
+
+
+def test_bad_cells_as_published_keeps_the_authors_arithmetic(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """MentalAlign's authors averaged all-zero placeholders and a 6 into their per-model
+    means: ``bad_cells: as_published`` reproduces those means, counting the cells in the
+    notes; ``missing`` leaves them out (another mean), and a load for inspect eval refuses
+    it."""
+    from inspect_empathy.cli import main
+    from inspect_empathy.compare.published import load_published
+    from inspect_empathy.compare.responders import people_means, published_responders
+    from inspect_empathy.dataset.loaders.raters import read_rated
+    from inspect_empathy.errors import DatasetError
+
+    (tmp_path / "r1.csv").write_text("ctx,a,b\nc1,4,0\nc2,5,2\nc3,6,3\n", encoding="utf-8")
+    (tmp_path / "r2.csv").write_text("ctx,a,b\nc1,4,0\nc2,3,2\nc3,5,3\n", encoding="utf-8")
+    spec = tmp_path / "ma.yaml"
+    base = ("format: raters\npath: .\nid: ctx\nresponders: [a, b]\nscale: [1, 5]\n"
+            "rater_aggregate: mean\nraters: {r1: r1.csv, r2: r2.csv}\n")  # fmt: skip
+    spec.write_text(base + "bad_cells: as_published\n", encoding="utf-8")
+    pub = load_published(spec)
+    means = people_means(published_responders(pub), resamples=0).set_index("responder")
+    assert means.loc["a", "mean_human"] == pytest.approx((4 + 5 + 6 + 4 + 3 + 5) / 6)
+    assert means.loc["b", "mean_human"] == pytest.approx((0 + 2 + 3 + 0 + 2 + 3) / 6)
+    notes = pub.table.notes()
+    assert any("3 rater cell(s) outside the scale 1-5 kept at their published values "
+               "(bad_cells: as_published: 2 at 0, 1 at 6)" in n for n in notes)  # fmt: skip
+    assert not any(n.startswith("bad cell:") for n in notes)
+
+    spec.write_text(base + "bad_cells: missing\n", encoding="utf-8")
+    missing = people_means(published_responders(load_published(spec)), resamples=0)
+    assert missing.set_index("responder").loc["b", "mean_human"] == pytest.approx(2.5)
+
+    spec.write_text(base + "bad_cells: as_published\n", encoding="utf-8")
+    assert main(["compare", "--published", str(spec), "--resamples", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "kept at their published values" in out and "| b | 3 | 3 | 1.667 |" in out
+    (tmp_path / "d.csv").write_text("ctx,prompt,a reply,b reply\nc1,x,y,z\nc2,x,y,z\n"
+                                    "c3,x,y,z\n", encoding="utf-8")  # fmt: skip
+    with pytest.raises(DatasetError, match="as_published .* use bad_cells: missing"):
+        read_rated(tmp_path, {"id": "ctx", "responders": ["a", "b"], "scale": [1, 5],
+                              "bad_cells": "as_published", "raters": {"r1": "r1.csv"},
+                              "dialogs": {"file": "d.csv", "context": "prompt",
+                                          "response": "{responder} reply"}})  # fmt: skip

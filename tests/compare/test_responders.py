@@ -30,8 +30,8 @@ def test_bias_ranking_and_calibrated_bias() -> None:
     assert harsh["bias_low"] < harsh["bias"] < harsh["bias_high"] < 0
     assert harsh["ranking_spearman"] == pytest.approx(1.0)
     assert rev["ranking_spearman"] == pytest.approx(-1.0)
-    # a shift fitted without each context removes most of a constant offset
-    assert abs(harsh["calibrated_bias"]) < 0.1
+    # a shift fitted on half the contexts removes most of a constant offset on the others
+    assert abs(harsh["calibrated_bias"]) < 0.1 and harsh["calibrated_bias_contexts"] == 6
     assert harsh["calibrated_bias_low"] <= harsh["calibrated_bias"] <= harsh["calibrated_bias_high"]
 
 
@@ -78,6 +78,7 @@ def test_compare_published_prints_the_responder_table(
     out = capsys.readouterr().out
     assert "Responders (bots: 4 responders in 12 contexts" in out
     assert "| harsh | 48 | 0 | -" in out
+    assert "ICC(C,1) [95% CI] | ICC(A,1) [95% CI] |" in out
 
 
 def _ten_bots(seed: int, contexts: int = 40, lenient: float = 0.5) -> pd.DataFrame:
@@ -108,10 +109,10 @@ def test_the_ranking_interval_holds_its_estimate_inside(seed: int) -> None:
                                                  (1.5, "linear"), (-1.0, "shift")])  # fmt: skip
 def test_calibrated_bias_is_removed_when_scores_are_clipped(lenient: float, method: str) -> None:
     """A shift that pushes scores past 5 loses the clipped mass: the map is fitted so that
-    the clipped scores hold the people's mean, leaving under 0.01 of bias."""
+    the clipped scores hold the people's mean, leaving under 0.01 of cross-fitted bias."""
     row = responder_table(_ten_bots(1, lenient=lenient), ["judge"], method, resamples=100).iloc[0]
     assert abs(row["bias"]) > 0.3
-    assert abs(row["calibrated_bias"]) <= 0.01
+    assert abs(row["calibrated_bias_crossfit"]) <= 0.01
 
 
 def test_the_vectorised_bootstrap_is_resampling_the_table() -> None:
@@ -159,3 +160,73 @@ def test_people_means_per_responder_with_a_ci_over_contexts() -> None:
     assert (means["low"] < means["mean_human"]).all()
     assert (means["mean_human"] < means["high"]).all()
     assert (means["contexts"] == 12).all() and (means["responses"] == 12).all()
+
+
+def test_icc_on_the_responder_means_matches_pingouin() -> None:
+    """ICC(C,1), ICC(A,1) (and average measures) of each responder's mean judge score and
+    mean rating by people, as MentalBench-Align reports them, checked against pingouin."""
+    pingouin = pytest.importorskip("pingouin")
+    frame = _ten_bots(3)
+    row = responder_table(frame, ["judge"], resamples=0).iloc[0]
+    means = frame.groupby("responder")[["judge", "human"]].mean()
+    long = means.reset_index().melt(id_vars="responder", var_name="rater", value_name="v")
+    ref = pingouin.intraclass_corr(long, "responder", "rater", "v").set_index("Type")
+    for key, names in (("icc_c1", ("ICC(C,1)", "ICC3")), ("icc_a1", ("ICC(A,1)", "ICC2")),
+                       ("icc_ck", ("ICC(C,k)", "ICC3k")), ("icc_ak", ("ICC(A,k)", "ICC2k"))):
+        name = next(n for n in names if n in ref.index)
+        assert row[key] == pytest.approx(ref.loc[name, "ICC"], abs=1e-9), key
+        low, high = ref.loc[name, next(c for c in ref.columns if c.startswith("CI95"))]
+        assert row[f"{key}_low"] == pytest.approx(low, abs=0.005 + 1e-9)
+        assert row[f"{key}_high"] == pytest.approx(high, abs=0.005 + 1e-9)
+    # a lenient judge ranks the bots as people do: consistency high, absolute agreement lower
+    assert row["icc_c1"] > row["icc_a1"]
+
+
+def test_the_title_counts_the_corpus_responders_with_own_replies_left_out(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A judge whose own model is one of 4 responders rates 3: the title says "3 of 4
+    responders, own replies left out", not "3 responders"."""
+    from inspect_empathy.cli import main
+
+    frame = _frame()
+    frame["ctx"], frame["bot"] = frame["context"], frame["responder"]
+    frame[["ctx", "bot", "human"]].round(0).to_csv(tmp_path / "people.csv", index=False)
+    frame[["ctx", "bot", "harsh"]].round(0).to_csv(tmp_path / "judge.csv", index=False)
+    spec = tmp_path / "bots.yaml"
+    spec.write_text(
+        "format: raters\npath: .\nid: [ctx, bot]\nresponder: bot\nscale: [1, 5]\n"
+        "raters: {people: {file: people.csv, column: human}}\n"
+        "judges: {harsh: {file: judge.csv, column: harsh}}\nown_replies: {harsh: bot_a}\n",
+        encoding="utf-8",
+    )
+    assert main(["compare", "--published", str(spec), "--resamples", "0", "--no-plots"]) == 0
+    out = capsys.readouterr().out
+    assert "Responders (bots: 3 of 4 responders, own replies left out, in 12 contexts" in out
+
+
+def test_the_calibrated_bias_can_show_a_map_that_does_not_carry_over() -> None:
+    """The cross-fitted bias is about 0 whatever the data; the held-out half's is not: it
+    varies from corpus to corpus as the map's own error does, its CI holds it, and a judge
+    whose leniency differs between contexts (a map that cannot carry over) gets a CI wider
+    than the same judge's with one leniency."""
+    values = []
+    for seed in range(4):
+        row = responder_table(_ten_bots(seed), ["judge"], resamples=200, seed=seed).iloc[0]
+        assert abs(row["calibrated_bias_crossfit"]) <= 0.01
+        assert row["calibrated_bias_low"] < row["calibrated_bias"] < row["calibrated_bias_high"]
+        assert row["calibrated_bias_contexts"] == 20
+        values.append(row["calibrated_bias"])
+    assert max(abs(v) for v in values) > 0.02
+
+    steady = _ten_bots(7)
+    drifting = steady.copy()
+    lenient = drifting["context"].str[1:].astype(int) % 2 == 0  # every other context +2
+    drifting.loc[lenient, "judge"] = np.clip(drifting.loc[lenient, "human"] + 2, 1, 5)
+    drifting.loc[~lenient, "judge"] = drifting.loc[~lenient, "human"]
+    widths = [
+        float(np.subtract(*responder_table(f, ["judge"], resamples=200).iloc[0][
+            ["calibrated_bias_high", "calibrated_bias_low"]]))
+        for f in (steady, drifting)
+    ]  # fmt: skip
+    assert widths[1] > widths[0]

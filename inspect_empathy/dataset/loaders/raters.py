@@ -32,7 +32,9 @@ place (``ambiguous``), repeated ids, and every cell that is not a number (``unre
 or lies outside the scale (``out of scale``) are counted per file, and each bad cell is
 named by file, row and column. A bad rater cell makes its dialog invalid (the load fails,
 or with ``on_invalid: skip`` leaves the dialog out, counted), unless the spec says
-``bad_cells: missing``: then the cell counts as a missing rating, and the notes list it.
+``bad_cells: missing``: then the cell counts as a missing rating, and the notes list it;
+``bad_cells: as_published`` keeps an out-of-scale number at its published value (a
+corpus's authors' arithmetic, `AS_PUBLISHED`), counted in the notes.
 Ratings are never clipped onto the scale. ``missing_values: [0, NA]`` names cell values
 that mean "not rated": they count as empty cells (counted per file).
 
@@ -73,7 +75,13 @@ from ._roles import role_map
 UNREADABLE = "unreadable"
 OUTSIDE = "out of scale"
 READS = ("number", "json", "text")
-BAD_CELLS = ("fail", "missing")
+BAD_CELLS = ("fail", "missing", "as_published")
+AS_PUBLISHED = "as_published"
+"""``bad_cells: as_published``: a rater's out-of-scale number (a 0 placeholder, a 6 on 1-5)
+is kept at its published value, in the raters' aggregate and the people's means, as a
+corpus's authors averaged it (so a published table reproduces); unreadable cells are
+missing ratings. For published tables only (``compare --published``, ``reproduce``): a
+load for ``inspect eval`` refuses it."""
 RESPONDER = "responder"
 """The name of the responder's part of a response's key in a one-column-per-responder
 spec (``responders:``)."""
@@ -198,6 +206,9 @@ class RatedTable:
     records: list[Located] = field(default_factory=list)
     keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Each id's key: its id values (and responder), never split from the shown id."""
+    as_published: list[BadCell] = field(default_factory=list)
+    """Raters' out-of-scale cells kept at their published values (``bad_cells:
+    as_published``)."""
     key_columns: tuple[str, ...] = ()
     """What each part of a key is: the id columns (and ``responder``)."""
     responder: str | None = None
@@ -215,7 +226,17 @@ class RatedTable:
             f"({', '.join(self.own_replies[judge])}) left out (own_replies)"
             for judge, n in self.own_left_out.items()
         ]
-        bad = [cell for s in self.sources for cell in s.bad]
+        if self.as_published:
+            values = Counter(cell.detail.split(" ", 1)[0] for cell in self.as_published)
+            shown = ", ".join(f"{n} at {v}" for v, n in sorted(values.items(),
+                                                              key=lambda i: float(i[0])))
+            lines.append(
+                f"{len(self.as_published)} rater cell(s) outside the scale "
+                f"{self.scale[0]:g}-{self.scale[1]:g} kept at their published values "
+                f"(bad_cells: as_published: {shown}): the raters' aggregate and the people's "
+                "means include them, as the authors averaged them"
+            )
+        bad = [cell for s in self.sources for cell in s.bad if cell not in self.as_published]
         lines += [f"bad cell: {cell}" for cell in bad[:NOTE_LIMIT]]
         if len(bad) > NOTE_LIMIT:
             lines.append(f"... and {len(bad) - NOTE_LIMIT} more bad cell(s)")
@@ -818,6 +839,32 @@ def _dialog_records(
     return keys, dialogs
 
 
+def _file_level_responders(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A spec without its own ``responders:`` whose every rater and judge file names its
+    responders' columns (``responders:`` in each file's entry) is read one column per
+    responder, as if the spec said ``responders: "{responder}"``: each file's own entry
+    says which of its columns are which responders. Where only some files name theirs, the
+    others have no responder to read: say what to add."""
+    if mapping.get("responders") is not None or mapping.get("responder") is not None:
+        return mapping
+    entries = [(f"{key}.{name}", entry) for key in ("raters", "judges")
+               for name, entry in (mapping.get(key) or {}).items()
+               if isinstance(mapping.get(key), Mapping)]  # fmt: skip
+    named = [where for where, entry in entries
+             if isinstance(entry, Mapping) and entry.get("responders") is not None]  # fmt: skip
+    if not named:
+        return mapping
+    if len(named) == len(entries):
+        return {**mapping, "responders": "{" + RESPONDER + "}"}
+    others = [where for where, _ in entries if where not in named]
+    raise DatasetError(
+        f"{', '.join(named)} name(s) responder columns but {', '.join(others)} do(es) not: "
+        "give the spec a top-level responders: (the responders' columns every file shares, "
+        "e.g. responders: [bot_a, bot_b], or a pattern such as \"{responder}_score\") or a "
+        "responders: in every file's entry"
+    )
+
+
 def read_rated(
     root: Path | str, mapping: Mapping[str, Any], report: LoadReport | None = None
 ) -> RatedTable:
@@ -836,6 +883,7 @@ def read_rated(
     if mapping.get("id") is None:
         raise DatasetError("format raters needs id: the id column(s) of the rating files")
     id_cols = _columns(mapping["id"], "id")
+    mapping = _file_level_responders(mapping)
     wide = mapping.get("responders")
     if wide is not None and mapping.get("responder") is not None:
         raise DatasetError("give responder (an id column: one row per response) or responders "
@@ -884,6 +932,10 @@ def read_rated(
         else:
             table.raters[source.name] = values
             for sid, cell in bad.items():
+                if bad_cells == AS_PUBLISHED and cell.kind == OUTSIDE:
+                    values[sid] = float(cell.detail.split(" ", 1)[0])
+                    table.as_published.append(cell)
+                    continue
                 table.rater_bad.setdefault(sid, []).append(cell)
             if keys is None:
                 ids.update(dict.fromkeys([*values, *bad]))
@@ -896,6 +948,14 @@ def read_rated(
     }  # fmt: skip
     _leave_out_own(table, own)
     if keys is not None:
+        if table.as_published:
+            raise DatasetError(
+                f"bad_cells: as_published keeps {len(table.as_published)} rater cell(s) "
+                f"outside the scale (first: {table.as_published[0]}): that reproduces a "
+                "published table (inspect-empathy compare --published, reproduce), but a "
+                "load for inspect eval needs ratings on the scale: use bad_cells: missing, "
+                "or list the placeholder values under missing_values"
+            )
         table.records = list(_records(table, dialogs, bad_cells, report))
     return table
 

@@ -294,3 +294,20 @@ def test_an_empty_reply_cell_is_no_response_counted(tmp_path: Path) -> None:
     assert [s.id for s in dataset] == ["c1/a", "c2/a", "c2/b"]
     excluded = dataset.load_report.summary()["excluded"]
     assert excluded == {"empty reply cells (that responder has no reply in that context)": 1}
+
+
+def test_file_level_responders_alone_are_read(tmp_path: Path) -> None:
+    """Every file naming its own responder columns is enough: no spec-level responders:."""
+    (tmp_path / "people.csv").write_text("ctx,a,b\nc1,4,2\nc2,5,1\n", encoding="utf-8")
+    (tmp_path / "judge.csv").write_text("ctx,bot A,bot B\nc1,3,3\nc2,4,2\n", encoding="utf-8")
+    table = read_rated(tmp_path, {"id": "ctx", "scale": [1, 5],
+        "raters": {"p": {"file": "people.csv", "responders": ["a", "b"]}},
+        "judges": {"j": {"file": "judge.csv", "responders": {"a": "bot A", "b": "bot B"}}},
+    })  # fmt: skip
+    assert table.raters["p"] == {"c1/a": 4.0, "c1/b": 2.0, "c2/a": 5.0, "c2/b": 1.0}
+    assert table.judges["j"] == {"c1/a": 3.0, "c1/b": 3.0, "c2/a": 4.0, "c2/b": 2.0}
+    with pytest.raises(DatasetError, match=r"raters.p do\(es\) not: give the spec a top-level "
+                       r"responders: .* or a responders: in every file's entry"):  # fmt: skip
+        read_rated(tmp_path, {"id": "ctx", "dimension": "a", "raters": {"p": "people.csv"},
+                              "judges": {"j": {"file": "judge.csv",
+                                               "responders": {"a": "bot A", "b": "bot B"}}}})
