@@ -302,14 +302,15 @@ def alternating(texts: list[str]) -> Callable[[dict[str, Any]], dict[str, Any]]:
 
 @pytest.mark.parametrize(
     ("answers", "most_calls", "least_calls"),
-    [(["4"], 5, 5), (["3", "4"], 20, 9)],
+    [(["4"], 4, 4), (["3", "4"], 20, 8)],
     ids=["always-4", "split-3-4"],
 )
 def test_sequential_sampling_stops_when_precise_enough(
     answers: list[str], most_calls: int, least_calls: int, anthropic_server: Any, tmp_path: Path
 ) -> None:
     """On a service without n: a judge that always says 4 is settled in a few calls; one
-    split between 3 and 4 gets enough draws to tell (posterior SD <= 0.15, or all 20)."""
+    split between 3 and 4 gets enough draws to tell (one more would cut the posterior
+    variance by less than PRECISION squared, or all 20)."""
     from fake_servers import Reply
 
     anthropic_server.script(Reply(respond=alternating(answers)))
@@ -325,7 +326,10 @@ def test_sequential_sampling_stops_when_precise_enough(
     assert sequential["drawn"] == calls == metadata["n_parsed"]
     assert value == pytest.approx(statistics.fmean(metadata["scores"]))
     if sequential["stopped"] == "precision":
-        assert sequential["posterior_sd"] <= 0.15
+        from inspect_empathy.judge._judge_call import PRECISION
+
+        n = sequential["drawn"]
+        assert sequential["posterior_sd"] <= PRECISION * (n + 5 * 0.005 + 1) ** 0.5 + 1e-4
 
 
 GRADERS = [
