@@ -23,26 +23,12 @@ from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser
+from matrix_dialogs import SCORES, dialogs, outcomes
 
 from inspect_empathy import empathy_scorer
 from inspect_empathy.tasks import empathy
 
 pytestmark = pytest.mark.usefixtures("quick_backoff")
-
-SCORES = (2, 4, 5)
-"""The dialogs ask the healthy fake judge for these scores (``[judge-says:N]``)."""
-
-
-def dialogs(path: Path, scores: tuple[int, ...] = SCORES) -> Path:
-    with path.open("w", encoding="utf-8") as f:
-        for k in scores:
-            turns = [
-                {"role": "user", "content": f"[judge-says:{k}] I failed my exam today."},
-                {"role": "assistant", "content": "That sounds really hard. I'm sorry."},
-            ]
-            f.write(json.dumps({"id": f"d{k}", "turns": turns, "rating": k}) + "\n")
-    return path
-
 
 def run(model: str, tmp_path: Path, **task_args: Any) -> EvalLog:
     [log] = eval(
@@ -56,19 +42,6 @@ def run(model: str, tmp_path: Path, **task_args: Any) -> EvalLog:
         reasoning_summary="none",
     )
     return log
-
-
-def outcomes(log: EvalLog) -> dict[str, tuple[float, str, dict[str, Any]]]:
-    """Per sample: value (NaN if unscored), method, metadata; errored samples fail here."""
-    assert log.samples is not None
-    errors = [f"{s.id}: {s.error.message[:300]}" for s in log.samples if s.error]
-    assert not errors, errors
-    found = {}
-    for s in log.samples:
-        score = s.scores["empathy_scorer"]  # type: ignore[index]
-        metadata = score.metadata or {}
-        found[str(s.id)] = (float(score.value), metadata.get("method"), metadata)  # type: ignore[arg-type]
-    return found
 
 
 def weighted(k: int) -> float:
