@@ -147,8 +147,9 @@ def empathy_scorer(
       samples: Deprecated alias of ``completions`` (warns once; an error when it
         disagrees with ``completions``).
       precision: For ``samples`` on a judge that returns fewer than ``completions``
-        answers a call: answers are drawn in rounds until the posterior standard
-        deviation of the weighted score is at most this (default 0.15); 0 draws all.
+        answers a call: answers are drawn in rounds until one more would cut the
+        posterior variance of the weighted score by less than this squared (default
+        0.065); 0 draws all.
       rubric: A rubric variant instead of the seed: a bundled name (``no_steps``,
         ``anchored``) or a file with one ``{{Dialog}}`` slot, checked at once; its
         name and content hash go into each Score's metadata (``rubric``).
@@ -293,8 +294,9 @@ def check_precision(precision: float, prefix: str = "") -> None:
         math.isfinite(precision) and precision >= 0
     ):
         raise OptionError(
-            f"{prefix}precision must be a number >= 0 (the posterior SD of the weighted score "
-            f"at which sampling stops; 0 draws every completion), not {precision!r}"
+            f"{prefix}precision must be a number >= 0 (sampling stops once one more answer would "
+            f"cut the weighted score's posterior variance by less than its square; 0 draws "
+            f"every completion), not {precision!r}"
         )
 
 

@@ -114,8 +114,8 @@ def empathy(
         the judge's scores onto the human scale (raw scores kept beside them).
       samples: Deprecated alias of ``completions`` (warns once).
       precision: ``samples`` on a judge that returns fewer than ``completions`` answers
-        a call: draw until the weighted score's posterior SD is at most this (default
-        0.15; 0 draws all ``completions``).
+        a call: draw until one more answer would cut the weighted score's posterior
+        variance by less than this squared (default 0.065; 0 draws all ``completions``).
       rubric: A rubric variant instead of the seed (the reference): a bundled name
         (``no_steps``, ``anchored``) or a file with one ``{{Dialog}}`` slot; checked
         before any model call; its name and content hash go into the log.
@@ -353,7 +353,8 @@ def empathy_response(
         the grader's scores onto the human scale (raw scores kept beside them).
       samples: Deprecated alias of ``completions`` (warns once).
       precision: ``grader_method=samples`` on a grader that returns fewer than
-        ``completions`` answers a call: draw until the posterior SD is at most this.
+        ``completions`` answers a call: draw until one more answer would cut the
+        posterior variance by less than this squared.
       rubric: A rubric variant for the grader instead of the seed (as for ``empathy``).
       per_turn: One sample per bot turn of each dialog: the model replies at every
         point where the bot spoke (as for ``empathy``).

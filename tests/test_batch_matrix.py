@@ -10,6 +10,7 @@ table then needs the same change.
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from fake_servers import FakeServer, expected_logprob_score
 from inspect_ai import eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import BatchConfig, GenerateConfig, Model, get_model
-from test_provider_matrix import SCORES, dialogs, outcomes
+from matrix_dialogs import SCORES, dialogs, outcomes
 
 from inspect_empathy.tasks import empathy
 
@@ -212,16 +213,20 @@ def test_completed_batch_missing_a_line_waits_until_the_attempt_timeout(
 def test_missing_line_is_asked_again_with_attempt_timeout_and_retries(
     openai_batch_server: BatchServer, tmp_path: Path, quick_backoff: None
 ) -> None:
-    """The remedy: ``--attempt-timeout`` (longer than a batch may take) with
-    ``--max-retries``: the timed-out request goes into a new batch and is scored."""
+    """The remedy: ``--attempt-timeout`` with ``--max-retries``: the timed-out request goes
+    into a new batch and is scored. Behaviour only: however long a batch takes on a loaded
+    machine (a whole batch that outlives the timeout is sent again too), the dialog whose
+    line was missing is asked again in a later batch and every dialog is scored."""
     server = openai_batch_server
     server.script(BatchFault(missing="[judge-says:5]"))
-    found = outcomes(run(batch_model(OPENAI, server), tmp_path, attempt_timeout=1,
-                         max_retries=1))  # fmt: skip
+    found = outcomes(run(batch_model(OPENAI, server), tmp_path, attempt_timeout=2,
+                         max_retries=5))  # fmt: skip
     for k in SCORES:
         assert found[f"d{k}"][0] == pytest.approx(expected_logprob_score(k), abs=1e-6)
-    sizes = [len(b.requests) for b in server.batches.values()]
-    assert sizes == [3, 1], sizes
+    first, *later = server.batches.values()
+    assert len(first.requests) == len(SCORES)
+    asked_again = [json.dumps(r) for b in later for r in b.requests]
+    assert any("[judge-says:5]" in r for r in asked_again), asked_again
 
 
 def test_time_limit_ends_the_wait_but_leaves_the_sample_unscored(

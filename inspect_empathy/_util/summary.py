@@ -106,8 +106,9 @@ def _judge_mode(log: EvalLog) -> bool:
 def cost_lines(log: EvalLog, calls: dict[Key, Tally] | None = None) -> list[str]:
     """For each empathy scorer, what its judge spent per scored dialog, in one line: ``judge
     openai/gpt-4o: 1 call, 612 input, 1 output, 0 reasoning tokens per scored dialog`` (per
-    scored turn in a per-turn run), and what Inspect recorded it cost where it priced
-    every call (``--model-cost-config``, or a model whose price it knows).
+    scored turn in a per-turn run; ``612 input (480 cached)`` where the service read part of
+    the input from its prompt cache, billed at its cached price), and what Inspect recorded
+    it cost where it priced every call (``--model-cost-config``, or a model whose price it knows).
 
     ``calls``: every sample's calls per (model, scorer span) summed (`add_calls`), else
     read from the log's samples. A score of the judge's own output (judge mode) counts the
@@ -138,14 +139,17 @@ def cost_lines(log: EvalLog, calls: dict[Key, Tally] | None = None) -> list[str]
         cost = total.recorded_cost
         if not scored:
             lines.append(
-                head + f"{_calls(total.calls)}, {total.input} input, {total.output} output, "
+                head + f"{_calls(total.calls)}, {total.input} input"
+                + (f" ({total.cache_read} cached)" if total.cache_read else "")
+                + f", {total.output} output, "
                 f"{total.reasoning} reasoning tokens"
                 + (f", cost {cost:.3g}" if cost is not None else "")
                 + f", no {unit} scored ({result.name})"
             )
             continue
+        cached = f" ({total.cache_read / scored:.0f} cached)" if total.cache_read else ""
         lines.append(
-            head + f"{_calls(total.calls / scored)}, {total.input / scored:.0f} input, "
+            head + f"{_calls(total.calls / scored)}, {total.input / scored:.0f} input{cached}, "
             f"{_amount(total.output / scored)} output, {total.reasoning / scored:.0f} reasoning "
             "tokens"
             + (f", cost {cost / scored:.3g}" if cost is not None else "")

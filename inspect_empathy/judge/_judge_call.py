@@ -48,16 +48,17 @@ logger = logging.getLogger(__name__)
 
 _QUIET_KEYS = ("reasoning_effort", "reasoning_tokens")
 
-PRECISION = 0.15
-"""Default target of sequential sampling: the posterior standard deviation of the weighted
-score (points on the 1-5 scale) at which drawing stops. Chosen with benchmarks/sequential.py:
-on a mix of mostly peaked judges it needs a third of fixed-20's calls, at an RMSE of about
-0.12 against fixed-20's 0.076 (docs/performance.md)."""
-PRIOR = 0.02
-"""Dirichlet prior weight on each of the five levels (0.1 in all): the posterior of a judge
-that always says the same level narrows below `PRECISION` after five answers."""
-FIRST_ROUND = 3
-"""Answers drawn before the rule is first checked, where the service returns one a call."""
+PRECISION = 0.065
+"""Default stopping bound of sequential sampling (`settled`): drawing stops once one more
+answer would be expected to take less than ``PRECISION**2`` off the posterior variance of
+the weighted score, i.e. once ``posterior_sd / sqrt(a0 + n + 1) <= PRECISION``. Chosen with
+benchmarks/sequential.py on mixes of peaked, split and flat judges (docs/performance.md)."""
+PRIOR = 0.005
+"""Dirichlet prior weight on each of the five levels (0.025 in all): four answers alike
+settle a judge; a minority answer among them keeps it drawing."""
+FIRST_ROUND = 4
+"""Answers drawn before the rule is first checked, where the service returns one a call:
+a judge split 50/50 between two levels opens with four alike one time in eight."""
 
 
 def posterior_sd(scores: list[int], prior: float = PRIOR) -> float:
@@ -69,6 +70,22 @@ def posterior_sd(scores: list[int], prior: float = PRIOR) -> float:
     mean = sum(k * c for k, c in zip(SCORES, counts, strict=True)) / total
     spread = sum((k - mean) ** 2 * c for k, c in zip(SCORES, counts, strict=True)) / total
     return math.sqrt(spread / (total + 1))
+
+
+def next_cut(scores: list[int], prior: float = PRIOR) -> float:
+    """The root of what one more answer is expected to take off the posterior variance of
+    the weighted score: V - E[V'] = Var(E[score | one more answer]) = V / (a0 + n + 1)
+    exactly, under the Dirichlet posterior of `posterior_sd`."""
+    return posterior_sd(scores, prior) / math.sqrt(len(scores) + 5 * prior + 1)
+
+
+def settled(scores: list[int], precision: float = PRECISION) -> bool:
+    """The stopping rule of `draw_sequentially`: stop once one more answer is worth less
+    than ``precision**2`` of posterior variance (`next_cut`). Stopping where the marginal
+    gain falls below a price spends answers in proportion to a judge's spread (its SD), not
+    its variance: the allocation that minimises the summed squared error of many dialogs
+    for their total answers."""
+    return bool(scores) and next_cut(scores) <= precision
 
 
 @dataclass(frozen=True)
@@ -96,7 +113,8 @@ class JudgeRequest:
     """Why no call is made at all (``logprobs`` asked of a judge that has none)."""
     precision: float
     """``samples`` on a service that takes fewer than ``completions`` a call: stop drawing
-    once the posterior SD of the weighted score is at most this (0: draw them all)."""
+    once one more answer would take less than this squared off the posterior variance of
+    the weighted score (`settled`; 0: draw them all)."""
     notes: tuple[str, ...]
     """What was chosen for this judge, and why (said once in the terminal)."""
     traits: JudgeTraits
@@ -177,8 +195,9 @@ def plan_request(
             if precision > 0:
                 notes.append(
                     f"up to {completions} completions, {per_call} a call ({traits.service} "
-                    f"takes {takes}), drawn until the weighted score's posterior SD is at most "
-                    f"{precision:g} (-T precision=0 draws all {completions})"
+                    f"takes {takes}), drawn until one more would cut the weighted score's "
+                    f"posterior variance by less than {precision:g}^2 (-T precision=0 draws all "
+                    f"{completions})"
                 )
             else:
                 calls = -(-completions // per_call)
@@ -334,9 +353,10 @@ async def draw_sequentially(
     model: Model, prompt: list[ChatMessage], request: JudgeRequest
 ) -> ModelOutput:
     """Draw answers in rounds (as many a call as the service takes; `FIRST_ROUND` single
-    calls at once, then two, where it takes one) until the posterior SD of the weighted
-    score (`posterior_sd` of the valid scores so far) is at most the request's precision,
-    or ``completions`` answers were drawn. The output holds every answer drawn, their
+    calls at once, then two, where it takes one) until the valid scores so far are
+    `settled` at the request's precision (one more answer would cut the posterior variance
+    of the weighted score by less than precision squared), or ``completions`` answers were
+    drawn. The output holds every answer drawn, their
     usage summed, and `SAMPLING_KEY` metadata (answers, calls, posterior SD, why it stopped)."""
     choices: list[Any] = []
     usage = None
@@ -344,6 +364,7 @@ async def draw_sequentially(
     seed = request.config.seed
     output: ModelOutput | None = None
     sd = float("inf")
+    done = False
     asked = 0
     while len(choices) < request.completions:
         sizes = round_sizes(len(choices), request.per_call, request.completions)
@@ -367,10 +388,11 @@ async def draw_sequentially(
         asked += sum(ASKED_AGAIN in (more.metadata or {}) for more in outputs)
         scores = sampled_scores(choices, request.cot)
         sd = posterior_sd(scores) if scores else float("inf")
-        if sd <= request.precision and unread_shift(len(scores), len(choices)) <= MAX_SHIFT:
+        done = settled(scores, request.precision)
+        if done and unread_shift(len(scores), len(choices)) <= MAX_SHIFT:
             break
     assert output is not None
-    stopped = "precision" if sd <= request.precision else "ceiling"
+    stopped = "precision" if done else "ceiling"
     sampling = {"drawn": len(choices), "calls": calls + asked, "posterior_sd": round(sd, 4),
                 "stopped": stopped, "asked_again": asked}  # fmt: skip
     metadata = {**(output.metadata or {}), SAMPLING_KEY: sampling}
@@ -378,8 +400,8 @@ async def draw_sequentially(
 
 
 SEQUENTIAL_COST = (
-    "about 6.5 calls per dialog on a service without n, at the default -T precision=0.15 "
-    "(benchmarks/results/sequential.json)"
+    "about 6.2-6.5 calls per dialog on a service without n on mostly peaked judges, at the "
+    "default -T precision=0.065 (benchmarks/results/sequential.json)"
 )
 """What ``method=samples`` costs on a service without ``n``, as benchmarks/sequential.py
 measured it (quoted where ``auto`` announces its fallback)."""

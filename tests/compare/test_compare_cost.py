@@ -429,3 +429,27 @@ def test_the_report_draws_agreement_against_cost(judge_logs: dict[str, Any]) -> 
     # without prices: the tokens per scored dialog
     points, label = choice_points(compare_logs(judge_logs["logs"], resamples=0))  # type: ignore[misc]
     assert label.startswith("tokens per scored dialog")
+
+
+def test_the_end_of_run_line_says_how_much_input_was_read_from_the_cache() -> None:
+    """Cached input (Inspect's ``input_tokens_cache_read``) is counted in the input and named
+    beside it; a line without cache reads keeps its words."""
+    from types import SimpleNamespace
+
+    from inspect_empathy._util.usage import Tally
+
+    result = SimpleNamespace(name="empathy_scorer", scorer="empathy_scorer",
+                             params={"from_output": True}, scored_samples=2)  # fmt: skip
+    log = SimpleNamespace(
+        results=SimpleNamespace(scores=[result]),
+        eval=SimpleNamespace(model="openai/gpt-4o", task_args={"per_turn": True}, scorers=[],
+                             metadata={"mode": "judge"}),
+    )
+    cached = {("openai/gpt-4o", None, None): Tally(calls=2, input=3000, output=2,
+                                                   cache_read=2048, priced=2)}  # fmt: skip
+    [line] = cost_lines(log, cached)  # type: ignore[arg-type]
+    assert line.startswith("judge openai/gpt-4o: 1 call, 1500 input (1024 cached), 1 output")
+    assert "per scored turn" in line
+    fresh = {("openai/gpt-4o", None, None): Tally(calls=2, input=3000, output=2)}
+    [line] = cost_lines(log, fresh)  # type: ignore[arg-type]
+    assert "cached" not in line and ", 1500 input, 1 output" in line

@@ -23,26 +23,12 @@ from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser
+from matrix_dialogs import SCORES, dialogs, outcomes
 
 from inspect_empathy import empathy_scorer
 from inspect_empathy.tasks import empathy
 
 pytestmark = pytest.mark.usefixtures("quick_backoff")
-
-SCORES = (2, 4, 5)
-"""The dialogs ask the healthy fake judge for these scores (``[judge-says:N]``)."""
-
-
-def dialogs(path: Path, scores: tuple[int, ...] = SCORES) -> Path:
-    with path.open("w", encoding="utf-8") as f:
-        for k in scores:
-            turns = [
-                {"role": "user", "content": f"[judge-says:{k}] I failed my exam today."},
-                {"role": "assistant", "content": "That sounds really hard. I'm sorry."},
-            ]
-            f.write(json.dumps({"id": f"d{k}", "turns": turns, "rating": k}) + "\n")
-    return path
-
 
 def run(model: str, tmp_path: Path, **task_args: Any) -> EvalLog:
     [log] = eval(
@@ -56,19 +42,6 @@ def run(model: str, tmp_path: Path, **task_args: Any) -> EvalLog:
         reasoning_summary="none",
     )
     return log
-
-
-def outcomes(log: EvalLog) -> dict[str, tuple[float, str, dict[str, Any]]]:
-    """Per sample: value (NaN if unscored), method, metadata; errored samples fail here."""
-    assert log.samples is not None
-    errors = [f"{s.id}: {s.error.message[:300]}" for s in log.samples if s.error]
-    assert not errors, errors
-    found = {}
-    for s in log.samples:
-        score = s.scores["empathy_scorer"]  # type: ignore[index]
-        metadata = score.metadata or {}
-        found[str(s.id)] = (float(score.value), metadata.get("method"), metadata)  # type: ignore[arg-type]
-    return found
 
 
 def weighted(k: int) -> float:
@@ -302,14 +275,15 @@ def alternating(texts: list[str]) -> Callable[[dict[str, Any]], dict[str, Any]]:
 
 @pytest.mark.parametrize(
     ("answers", "most_calls", "least_calls"),
-    [(["4"], 5, 5), (["3", "4"], 20, 9)],
+    [(["4"], 4, 4), (["3", "4"], 20, 8)],
     ids=["always-4", "split-3-4"],
 )
 def test_sequential_sampling_stops_when_precise_enough(
     answers: list[str], most_calls: int, least_calls: int, anthropic_server: Any, tmp_path: Path
 ) -> None:
     """On a service without n: a judge that always says 4 is settled in a few calls; one
-    split between 3 and 4 gets enough draws to tell (posterior SD <= 0.15, or all 20)."""
+    split between 3 and 4 gets enough draws to tell (one more would cut the posterior
+    variance by less than PRECISION squared, or all 20)."""
     from fake_servers import Reply
 
     anthropic_server.script(Reply(respond=alternating(answers)))
@@ -325,7 +299,10 @@ def test_sequential_sampling_stops_when_precise_enough(
     assert sequential["drawn"] == calls == metadata["n_parsed"]
     assert value == pytest.approx(statistics.fmean(metadata["scores"]))
     if sequential["stopped"] == "precision":
-        assert sequential["posterior_sd"] <= 0.15
+        from inspect_empathy.judge._judge_call import PRECISION
+
+        n = sequential["drawn"]
+        assert sequential["posterior_sd"] <= PRECISION * (n + 5 * 0.005 + 1) ** 0.5 + 1e-4
 
 
 GRADERS = [
