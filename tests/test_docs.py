@@ -71,8 +71,12 @@ def price_files() -> list[tuple[str, str, str]]:
             if language not in ("yaml", "json"):
                 continue
             data: Any = yaml.safe_load(text)  # JSON is YAML
-            if isinstance(data, dict) and data and all(
-                isinstance(v, dict) and {"input", "output"} <= set(v) for v in data.values()
+            if (
+                isinstance(data, dict)
+                and data
+                and all(
+                    isinstance(v, dict) and {"input", "output"} <= set(v) for v in data.values()
+                )
             ):
                 found.append((page.name, language, text))
     return found
@@ -95,6 +99,9 @@ def test_every_docs_price_file_serves_both_commands(
     path.write_text(text, encoding="utf-8")
     # as `inspect eval --model-cost-config FILE` reads it (inspect_ai/_eval/eval.py)
     for model, cost in resolve_args(str(path)).items():
-        ModelCost(**cost)  # a missing input_cache_read / input_cache_write fails here
+        try:
+            ModelCost(**cost)  # a missing input_cache_read / input_cache_write fails here
+        except ValueError as ex:
+            pytest.fail(f"{page}: {model}: Inspect's --model-cost-config refuses it: {ex}")
     prices = load_prices(path)
     assert set(prices.models) == set(yaml.safe_load(text)), page
