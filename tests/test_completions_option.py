@@ -127,6 +127,7 @@ def test_scorer_alias_asks_for_that_many_completions(
     assert message.startswith("samples is deprecated: use completions instead")
 
 
+@pytest.mark.slow
 def test_cli_samples_alias_still_runs_and_warns(tmp_path: Path) -> None:
     data = write_dialogs(tmp_path / "d.jsonl", 3)
     result = subprocess.run(

@@ -157,6 +157,7 @@ def test_install_is_once_per_process() -> None:
     assert sum(isinstance(f, _moved._Finder) for f in sys.meta_path) == 1
 
 
+@pytest.mark.slow
 def test_an_old_deep_import_works_in_a_fresh_process() -> None:
     code = (
         "from inspect_empathy.loaders.jsonl import load_jsonl\n"

@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 CHECK = """
@@ -23,6 +25,7 @@ print("ok", len(dataset))
 """
 
 
+@pytest.mark.slow
 def test_wheel_install_loads_bundled_dataset(tmp_path: Path) -> None:
     build = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",

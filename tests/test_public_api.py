@@ -32,6 +32,7 @@ def loaded(code: str, setup: str = "") -> dict:
     return json.loads(run.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", ["inspect_empathy", "inspect_empathy._registry"])
 def test_loading_the_plugin_imports_no_numpy_scipy_pandas_matplotlib(module: str) -> None:
     """Inspect imports ``inspect_empathy._registry`` at every start, also for other tasks."""

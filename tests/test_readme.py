@@ -52,6 +52,7 @@ def test_every_file_an_offline_command_names_ships() -> None:
         assert (ROOT / path).is_file(), path
 
 
+@pytest.mark.slow
 def test_every_offline_command_runs_as_written(tmp_path: Path) -> None:
     """In a folder holding the clone's examples and venv, each command exits 0 (the gate
     included), in README's order."""

@@ -27,6 +27,7 @@ def test_completions_below_one_is_refused_whatever_the_method(
         empathy_response(completions=completions)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("display", ["none", "plain"])
 def test_a_refusal_reaches_the_terminal_in_every_display_mode(display: str, tmp_path: Path) -> None:
     inspect = Path(sys.executable).parent / "inspect"

@@ -384,6 +384,7 @@ def inspect_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_eval_retry_judges_only_the_missing_samples(
     openai_server: FakeServer, tmp_path: Path
 ) -> None:

@@ -53,6 +53,7 @@ def scorer_names(log: EvalLog) -> list[str]:
     return [s.name for s in log.results.scores]
 
 
+@pytest.mark.slow
 def test_inspect_score_appends_empathy_scores_to_an_existing_log(tmp_path: Path) -> None:
     path = unrelated_log(tmp_path)
     before = read_eval_log(str(path))
@@ -78,6 +79,7 @@ def test_inspect_score_appends_empathy_scores_to_an_existing_log(tmp_path: Path)
     )
 
 
+@pytest.mark.slow
 def test_inspect_score_with_a_panel_given_as_a_scorer_argument(tmp_path: Path) -> None:
     path = unrelated_log(tmp_path)
     run = inspect_score(path, "-S", f"model={LEXICON},{LENGTH}")

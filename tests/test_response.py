@@ -84,6 +84,7 @@ def test_response_mode_runs_offline_with_a_bound_grader(tmp_path: Path) -> None:
     assert "spearman" not in values  # the reference rating is not the new reply's rating
 
 
+@pytest.mark.slow
 def test_cli_response_mode_refuses_without_a_grader(tmp_path: Path) -> None:
     run = run_cli(tmp_path, "--model", "empathy_baseline/lexicon")
     assert run.returncode != 0

@@ -669,6 +669,7 @@ def test_scorer_metrics_stay_with_the_scorer_in_a_suite(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("option", "message"),
     [
@@ -706,6 +707,7 @@ def test_other_bad_options_are_plain_errors() -> None:
         empathy(min_parsed=2)
 
 
+@pytest.mark.slow
 def test_terminal_summary_counts_unscored_and_methods(
     openai_server: FakeServer, tmp_path: Path
 ) -> None:

@@ -26,6 +26,7 @@ NEXT = math.nextafter(SCORE, 5.0)
 """A logprob-weighted score, and the next float: two scores."""
 
 
+@pytest.mark.slow
 def test_a_sample_in_an_epoch_the_run_did_not_have_is_named(tmp_path: Path) -> None:
     """A one-epoch log holding d1 at epochs 1 and 2 (two runs merged into one file) was
     averaged as if the run had two epochs (d1 scored 3.0), without a word."""

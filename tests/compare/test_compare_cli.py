@@ -34,6 +34,7 @@ def test_console_script_is_declared() -> None:
     assert [s.value for s in scripts] == ["inspect_empathy.cli:main"]
 
 
+@pytest.mark.slow
 def test_compare_prints_ranked_tables_and_writes_report(
     judge_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

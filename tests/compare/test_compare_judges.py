@@ -51,6 +51,7 @@ def fixture_comparison(fixture_logs: Path) -> JudgeComparison:
 # --- done-when: the bundled set ------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_bundled_set_ranks_known_judges_and_ci_excludes_zero(tmp_path: Path) -> None:
     try:
         bundled_path("default")

@@ -84,6 +84,7 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 # --- issue 12.1: rank on the common set ------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_judge_that_refuses_hard_dialogs_does_not_top_the_table(logs: dict[str, Path]) -> None:
     comparison = compare_logs(logs["judges"], resamples=300)
     table = comparison.judges.set_index("judge")
@@ -415,6 +416,7 @@ def test_response_logs_carry_the_graded_reply(tmp_path: Path) -> None:
     assert len(samples) == len(rows)
 
 
+@pytest.mark.slow
 def test_metadata_past_the_summary_limit_is_read_whole(tmp_path: Path) -> None:
     """Inspect drops from a sample's summary any metadata value whose JSON passes 1,024
     characters: a four-judge panel's ``judges`` and a crowd's ``human_ratings``. compare

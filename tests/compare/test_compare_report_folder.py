@@ -151,6 +151,7 @@ def test_a_full_disk_leaves_the_previous_report_and_one_line(
     assert _files(out) == before and _siblings(out) == []
 
 
+@pytest.mark.slow
 def test_a_run_killed_mid_write_leaves_the_previous_report(logs: Path, tmp_path: Path) -> None:
     out = tmp_path / "report"
     assert main(["compare", str(logs), "--out", str(out), "--quiet", "--no-plots"]) == 0

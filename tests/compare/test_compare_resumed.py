@@ -57,6 +57,7 @@ def _repeated_members(log: Path) -> list[str]:
     return [name for name, count in names.items() if count > 1]
 
 
+@pytest.mark.slow
 def test_an_eval_set_killed_and_resumed_is_compared(tmp_path: Path) -> None:
     """``inspect eval-set`` of three judges, SIGKILLed while each task has two samples in
     flight (the fake judge answers 30 requests and holds the rest), then run again: the

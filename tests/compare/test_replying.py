@@ -41,6 +41,7 @@ def test_a_clear_difference_gets_a_p_below_the_resamples_floor() -> None:
     assert pair["p_value"] < 2 / 301 / 10
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(
     n=st.integers(12, 80),

@@ -265,6 +265,7 @@ def three_rater_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "logs"
 
 
+@pytest.mark.slow
 def test_metrics_in_the_log_and_columns_in_compare(three_rater_logs: Path, tmp_path: Path) -> None:
     from inspect_ai.log import list_eval_logs, read_eval_log
 

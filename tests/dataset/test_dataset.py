@@ -128,6 +128,7 @@ def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_cli_prints_dataset_errors_plainly_and_exits_non_zero(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"id": "a", "turns": []}) + "\n" + "{not json\n", encoding="utf-8")

@@ -565,6 +565,7 @@ def test_a_dialog_quoting_a_refusal_is_no_refusal(
 # -- response mode: the grader's own bound and reasoning room --------------------------------
 
 
+@pytest.mark.slow
 def test_a_grader_takes_its_bound_and_thinking_from_its_role_on_the_command_line(
     claude_server: Any, tmp_path: Path  # noqa: F811
 ) -> None:

@@ -197,6 +197,7 @@ def other():
 """
 
 
+@pytest.mark.slow
 def test_another_task_runs_without_a_word_or_a_hook_from_the_plugin(tmp_path: Path) -> None:
     import subprocess
     import sys

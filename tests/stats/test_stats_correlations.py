@@ -48,6 +48,7 @@ def test_reversed_order_is_minus_one() -> None:
     assert spearman(x, -x) == pytest.approx(-1.0)
 
 
+@pytest.mark.slow
 def test_in_run_metrics_do_not_import_scipy() -> None:
     """human_agreement runs inside every eval: importing scipy.stats there cost ~70 MB RSS."""
     code = (

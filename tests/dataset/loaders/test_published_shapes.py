@@ -190,6 +190,7 @@ def test_malformed_bot_turns_each_name_file_line_and_problem() -> None:
 # --- error text verbatim; ids independent of how the loader is called -------------------
 
 
+@pytest.mark.slow
 def test_inspect_eval_prints_file_and_line_verbatim(tmp_path: Path) -> None:
     path = tmp_path / "chats.csv"
     rows = [f'r{i},"User: hi\nBot: hello",3' for i in range(1, 50)]
