@@ -386,10 +386,23 @@ def headline(comparison: JudgeComparison) -> list[str]:
             f"QWK and MAE beside it are on the {comparison.common} dialog(s) every judge "
             "scored."
         )
+        below = _below_floors(contenders, floors)
+        lines[:0] = [
+            f"Below the offline floor: {name} (Somers' D all {number(value)}) agrees with "
+            "the humans less than " + ", ".join(
+                f"{f['judge']} ({number(f['somers_d_all'])})" for _, f in beaten.iterrows()
+            ) + ": an offline baseline beats it."
+            for name, value, beaten in below
+        ]  # fmt: skip
         top = contenders.iloc[0] if len(contenders) else None
         if top is not None and number(top["somers_d_all"]) != DASH:
+            title = (
+                "Highest-ranked model judge, below an offline floor"
+                if top["judge"] in {name for name, _, _ in below}
+                else "Best agreement with humans"
+            )
             lines.append(
-                f"Best agreement with humans: {top['judge']} (Somers' D all "
+                f"{title}: {top['judge']} (Somers' D all "
                 f"{headline_cell(top)}; Spearman "
                 f"{with_ci(top['spearman'], top['spearman_low'], top['spearman_high'])}, "
                 f"QWK {number(top['qwk'])}, coverage {percent(top['coverage'])})."
@@ -435,6 +448,23 @@ def headline(comparison: JudgeComparison) -> list[str]:
     if set_apart:
         lines.append(f"{set_apart} log(s) set apart, not compared (see Logs for why).")
     return lines
+
+
+def _below_floors(
+    contenders: pd.DataFrame, floors: pd.DataFrame
+) -> list[tuple[str, float, pd.DataFrame]]:
+    """Each model judge whose headline (``somers_d_all``) is below an offline floor's:
+    its name, its headline and the floors above it (highest first)."""
+    below = []
+    for _, row in contenders.iterrows():
+        value = row["somers_d_all"]
+        if pd.isna(value):
+            continue
+        beaten = floors[floors["somers_d_all"].notna() & (floors["somers_d_all"] > value)]
+        if len(beaten):
+            below.append((str(row["judge"]), float(value), beaten.sort_values(
+                "somers_d_all", ascending=False)))  # fmt: skip
+    return below
 
 
 TERMINAL_WIDTH = 100
