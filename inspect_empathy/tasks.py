@@ -13,6 +13,7 @@ from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
 from ._util.compat import PrerequisiteError, active_model, loading_tasks
 from .dataset._dataset import DatasetError, OnInvalid, load_dialogs, skipped_summary
+from .dataset.per_turn import CONVERSATION_RATING_KEY
 from .errors import OptionError
 from .judge._geval import MIN_PARSED, Method
 from .judge._judge_call import PRECISION
@@ -35,6 +36,12 @@ judge's scores on the human ratings over every rated dialog of the run, each dia
 judge left unscored counted as ordered against people (`metrics.coverage_agreement`), so
 the viewer's log list ranks judges by agreement and a judge cannot climb it by skipping
 hard dialogs (without ratings, the mean)."""
+
+
+CONVERSATION_HEADLINE = "conv_spearman"
+"""The headline of a per-turn judge run whose ratings belong to whole conversations
+(``rating_scope: conversation``): Spearman of each conversation's mean turn score with its
+rating (`stats.conversation`), so the log list shows agreement, not the mean."""
 
 
 def _judge_view(show_input: bool) -> ViewerConfig:
@@ -139,6 +146,12 @@ def empathy(
     summary = skipped_summary(data)
     check_retry_inputs(summary, identity)
     rated = any(record.rating is not None for record in data.records)
+    headline = HeadlineMetric(metric=HEADLINE_METRIC) if rated else None
+    if not rated and per_turn and any(
+        CONVERSATION_RATING_KEY in record.metadata for record in data.records
+    ):
+        # rated per conversation (iEval, EmpatheticDialogues): agreement at that level
+        headline = HeadlineMetric(scorer="empathy_scorer", metric=CONVERSATION_HEADLINE)
     asking = judge_generate(
         method=method, completions=n, cot=cot, precision=precision, rubric=rubric
     )
@@ -165,7 +178,7 @@ def empathy(
             rubric=rubric,  # the map's rubric is checked against the run's
         ),
         epochs=Epochs(1, empathy_mean()),
-        headline_metric=HeadlineMetric(metric=HEADLINE_METRIC) if rated else None,
+        headline_metric=headline,
         setup=calibration_setup(calibration, provenance),
         version=task_version(provenance, summary, identity),
         viewer={"conversation": JUDGE_VIEW, "prompt": PROMPT_VIEW}.get(input),

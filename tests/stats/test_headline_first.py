@@ -58,3 +58,32 @@ def test_empathy_scorer_alone_in_a_task_of_ones_own_leads_with_agreement(
     assert log.status == "success", log.error
     resolved = headline_metric(log)
     assert resolved is not None and resolved.name == "somers_d_all"
+
+
+def write_rated_per_conversation(path: Path) -> Path:
+    rows = [
+        {
+            "id": f"c{i}",
+            "rating": 1 + i % 5,
+            "metadata": {"rating_scope": "conversation"},
+            "turns": [
+                {"role": "user", "content": "I lost my job."},
+                {"role": "assistant", "content": "That is hard. " * (i + 1)},
+                {"role": "user", "content": "I feel useless."},
+                {"role": "assistant", "content": "I am so sorry, that sounds painful." if i % 2
+                 else "ok"},
+            ],
+        }
+        for i in range(6)
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_a_per_turn_run_rated_per_conversation_leads_with_agreement(tmp_path: Path) -> None:
+    data = write_rated_per_conversation(tmp_path / "conv.jsonl")
+    [log] = eval(empathy(dataset=str(data), per_turn=True), model=LEXICON,
+                 log_dir=str(tmp_path), display="none")  # fmt: skip
+    resolved = headline_metric(log)
+    assert resolved is not None and resolved.name == "conv_spearman"
+    assert resolved.score.scorer == "empathy_scorer"
