@@ -38,6 +38,28 @@ the viewer's log list ranks judges by agreement and a judge cannot climb it by s
 hard dialogs (without ratings, the mean)."""
 
 
+def refuse_unknown(name: str, task_fn: Any, unknown: dict[str, Any]) -> None:
+    """Refuse, in one line, a task argument the task does not take (``-T metod=samples``):
+    Inspect passes every ``-T`` argument to a task that takes ``**kwargs`` and, to others,
+    drops the unknown ones with a warning and runs on the defaults."""
+    if not unknown:
+        return
+    import difflib
+    import inspect
+
+    valid = [
+        p.name for p in inspect.signature(task_fn).parameters.values()
+        if p.kind is not inspect.Parameter.VAR_KEYWORD
+    ]  # fmt: skip
+    wrong = sorted(unknown)
+    close = [m for w in wrong for m in difflib.get_close_matches(w, valid, n=1)]
+    hint = f" (did you mean {', '.join(close)}?)" if close else ""
+    raise OptionError(
+        f"-T {', '.join(wrong)}: not an argument of {name}{hint}; it takes "
+        + ", ".join(valid)
+    )
+
+
 CONVERSATION_HEADLINE = "conv_spearman"
 """The headline of a per-turn judge run whose ratings belong to whole conversations
 (``rating_scope: conversation``): Spearman of each conversation's mean turn score with its
@@ -92,6 +114,7 @@ def empathy(
     precision: float = PRECISION,
     rubric: str | None = None,
     per_turn: bool = False,
+    **unknown: Any,
 ) -> Task:
     """Judge mode: the model under evaluation rates each dialog's last bot reply (1-5).
 
@@ -130,6 +153,7 @@ def empathy(
         (ids ``<dialog>#t<k>``; ``max_turns`` applies to each), with metrics per
         conversation (`per_turn.conversation_metrics`).
     """
+    refuse_unknown("empathy", empathy, unknown)
     n = check_options(method, completions, samples, low_mass, min_parsed, prefix="-T ")
     check_precision(precision, prefix="-T ")
     identity = rubric_identity(rubric, cot)
@@ -333,6 +357,7 @@ def empathy_response(
     precision: float = PRECISION,
     rubric: str | None = None,
     per_turn: bool = False,
+    **unknown: Any,
 ) -> Task:
     """Response mode: the model under evaluation writes the reply; a grader rates it (1-5).
 
@@ -371,6 +396,7 @@ def empathy_response(
       per_turn: One sample per bot turn of each dialog: the model replies at every
         point where the bot spoke (as for ``empathy``).
     """
+    refuse_unknown("empathy_response", empathy_response, unknown)
     identity = rubric_identity(rubric, cot)
     n = check_options(grader_method, completions, samples, low_mass, min_parsed, prefix="-T ")
     check_precision(precision, prefix="-T ")

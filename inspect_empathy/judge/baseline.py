@@ -28,6 +28,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from ..errors import OptionError
 from ._rubric import (
     CONTINUATION_INDENT,
     PLACEHOLDER,
@@ -303,9 +304,9 @@ class EmpathyBaselineAPI(ModelAPI):
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
         if model_name not in JUDGES:
-            raise ValueError(
-                f"unknown baseline judge {model_name!r}: use "
-                + " or ".join(f"empathy_baseline/{j}" for j in JUDGES)
+            raise OptionError(  # one line, no traceback, within 80 columns
+                f"empathy_baseline/{model_name} is not a baseline judge: "
+                + " or ".join(JUDGES)
             )
         self.judge = model_name
 
