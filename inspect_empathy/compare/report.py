@@ -433,7 +433,8 @@ def headline(comparison: JudgeComparison) -> list[str]:
         from .replying import reply_findings
 
         lines.append("No human ratings: inter-judge agreement only.")
-        lines.extend(reply_findings(comparison))
+        # the chatbots compared are the answer: their ranking comes first
+        lines[:0] = reply_findings(comparison)
     for _, row in judges[judges["errored"] > 0].iterrows():
         lines.append(
             f"{row['judge']}: {row['errored']} dialog(s) errored (infrastructure, not the "
@@ -639,7 +640,10 @@ def report_context(comparison: JudgeComparison, images: dict[str, str]) -> dict[
         if comparison.reply_pairs is not None and not comparison.reply_pairs.empty:
             tables["reply_pairs"] = reply_pairs_display(comparison)
     tables["logs"] = logs_display(comparison)
+    chatbots = comparison.replies is not None and not comparison.replies.empty
     return {
+        "title": "Chatbot comparison (response mode)" if chatbots else "Judge comparison",
+        "chatbots": chatbots,
         "findings": headline(comparison),
         "ranked": bool(comparison.common),
         "tables": tables,
