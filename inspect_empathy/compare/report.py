@@ -333,21 +333,47 @@ def _compared(records: Any) -> str:
     return f"yes ({records})" if isinstance(records, str) and records else "yes"
 
 
+def _ranked_chatbots(comparison: JudgeComparison) -> set[str]:
+    """The reply models of the chatbot ranking (response mode; empty without one)."""
+    replies = comparison.replies
+    if replies is None or replies.empty:
+        return set()
+    return {str(model) for model in replies["reply_model"]}
+
+
+def _set_apart(comparison: JudgeComparison, row: pd.Series) -> str:
+    """Why a log is left out of everything compared (empty: it is in): a response-mode log
+    left out of the judges' comparison (it grades other replies) is still in the chatbot
+    ranking, so it is compared."""
+    why = str(row["set_apart"] or "")
+    if why.startswith("it grades other replies") and str(row.get("reply_model")) in (
+        _ranked_chatbots(comparison)
+    ):
+        return ""
+    return why
+
+
 def logs_display(comparison: JudgeComparison) -> Table:
     headers = ["judge(s)", "mode", "dataset", "status", "samples", "errored", "compared", "log"]
-    rows = [
-        [
+    rows = []
+    for _, r in comparison.logs.iterrows():
+        why = _set_apart(comparison, r)
+        if why:
+            compared = f"no: {why}"
+        elif r["set_apart"]:
+            compared = "yes (chatbots; its replies are not the judges')"
+        else:
+            compared = _compared(r.get("records"))
+        rows.append([
             str(r["judges"]) or DASH,
             str(r["mode"]) + (f" (replies: {r['reply_model']})" if r["reply_model"] else ""),
             f"{r['dataset']}@{r['fingerprint']}",
             str(r["status"]),
             str(r["samples"]),
             str(r["errored"]),
-            f"no: {r['set_apart']}" if r["set_apart"] else _compared(r.get("records")),
+            compared,
             str(r["log"]),
-        ]
-        for _, r in comparison.logs.iterrows()
-    ]
+        ])  # fmt: skip
     return headers, rows
 
 
@@ -445,7 +471,7 @@ def headline(comparison: JudgeComparison) -> list[str]:
             f"Inter-judge Krippendorff's α (ordinal, all judges): {number(comparison.alpha)}."
         )
     lines.extend(cost_lines(comparison))
-    set_apart = int((comparison.logs["set_apart"] != "").sum())
+    set_apart = sum(bool(_set_apart(comparison, r)) for _, r in comparison.logs.iterrows())
     if set_apart:
         lines.append(f"{set_apart} log(s) set apart, not compared (see Logs for why).")
     return lines

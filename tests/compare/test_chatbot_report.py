@@ -31,3 +31,13 @@ def test_the_report_on_chatbots_is_about_the_chatbots_first(logs: Path, tmp_path
     html = written["report.html"].read_text(encoding="utf-8")
     assert "<title>Chatbot comparison (response mode)</title>" in html
     assert html.index("<h2>Chatbots (reply models") < html.index("<h2>Judges")
+
+
+def test_a_ranked_chatbots_log_is_never_said_to_be_set_apart(logs: Path) -> None:
+    from inspect_empathy.compare.report import logs_display
+
+    comparison = compare_logs(logs, resamples=0)
+    assert not any("set apart" in line for line in headline(comparison))
+    headers, rows = logs_display(comparison)
+    compared = [row[headers.index("compared")] for row in rows]
+    assert all(cell.startswith("yes") for cell in compared), compared
