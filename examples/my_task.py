@@ -28,4 +28,7 @@ def my_chatbot() -> Task:
         solver=generate(),
         # your own scorers stay as they are; the empathy metrics belong to empathy_scorer
         scorer=[includes(), empathy_scorer()],
+        # the log list and the log header show empathy_scorer's headline (its first metric:
+        # somers_d_all with human ratings, else mean), not the first scorer's
+        headline_metric="empathy_scorer",
     )

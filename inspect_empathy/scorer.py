@@ -22,7 +22,7 @@ from inspect_ai.model import (
     get_model,
     model_roles,
 )
-from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
+from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect, warn_once
 
@@ -55,7 +55,7 @@ from .stats.conversation import conversation_metrics
 from .stats.metrics import (
     GROUP_KEY,
     UNCALIBRATED_KEY,
-    coverage_agreement,
+    empathy_headline,
     group_metrics,
     human_agreement,
     human_ceiling,
@@ -75,9 +75,7 @@ logger = logging.getLogger(__name__)
 
 @scorer(
     metrics=[
-        mean(),
-        stderr(),
-        coverage_agreement(),
+        empathy_headline(),  # the headline first (somers_d_all with ratings, else mean)
         human_agreement(),
         level_shares(),
         judge_agreement(),

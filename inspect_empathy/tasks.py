@@ -13,6 +13,7 @@ from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
 from ._util.compat import PrerequisiteError, active_model, loading_tasks
 from .dataset._dataset import DatasetError, OnInvalid, load_dialogs, skipped_summary
+from .dataset.per_turn import CONVERSATION_RATING_KEY
 from .errors import OptionError
 from .judge._geval import MIN_PARSED, Method
 from .judge._judge_call import PRECISION
@@ -35,6 +36,34 @@ judge's scores on the human ratings over every rated dialog of the run, each dia
 judge left unscored counted as ordered against people (`metrics.coverage_agreement`), so
 the viewer's log list ranks judges by agreement and a judge cannot climb it by skipping
 hard dialogs (without ratings, the mean)."""
+
+
+def refuse_unknown(name: str, task_fn: Any, unknown: dict[str, Any]) -> None:
+    """Refuse, in one line, a task argument the task does not take (``-T metod=samples``):
+    Inspect passes every ``-T`` argument to a task that takes ``**kwargs`` and, to others,
+    drops the unknown ones with a warning and runs on the defaults."""
+    if not unknown:
+        return
+    import difflib
+    import inspect
+
+    valid = [
+        p.name for p in inspect.signature(task_fn).parameters.values()
+        if p.kind is not inspect.Parameter.VAR_KEYWORD
+    ]  # fmt: skip
+    wrong = sorted(unknown)
+    close = [m for w in wrong for m in difflib.get_close_matches(w, valid, n=1)]
+    hint = f" (did you mean {', '.join(close)}?)" if close else ""
+    raise OptionError(
+        f"-T {', '.join(wrong)}: not an argument of {name}{hint}; it takes "
+        + ", ".join(valid)
+    )
+
+
+CONVERSATION_HEADLINE = "conv_spearman"
+"""The headline of a per-turn judge run whose ratings belong to whole conversations
+(``rating_scope: conversation``): Spearman of each conversation's mean turn score with its
+rating (`stats.conversation`), so the log list shows agreement, not the mean."""
 
 
 def _judge_view(show_input: bool) -> ViewerConfig:
@@ -85,6 +114,7 @@ def empathy(
     precision: float = PRECISION,
     rubric: str | None = None,
     per_turn: bool = False,
+    **unknown: Any,
 ) -> Task:
     """Judge mode: the model under evaluation rates each dialog's last bot reply (1-5).
 
@@ -123,6 +153,7 @@ def empathy(
         (ids ``<dialog>#t<k>``; ``max_turns`` applies to each), with metrics per
         conversation (`per_turn.conversation_metrics`).
     """
+    refuse_unknown("empathy", empathy, unknown)
     n = check_options(method, completions, samples, low_mass, min_parsed, prefix="-T ")
     check_precision(precision, prefix="-T ")
     identity = rubric_identity(rubric, cot)
@@ -139,6 +170,12 @@ def empathy(
     summary = skipped_summary(data)
     check_retry_inputs(summary, identity)
     rated = any(record.rating is not None for record in data.records)
+    headline = HeadlineMetric(metric=HEADLINE_METRIC) if rated else None
+    if not rated and per_turn and any(
+        CONVERSATION_RATING_KEY in record.metadata for record in data.records
+    ):
+        # rated per conversation (iEval, EmpatheticDialogues): agreement at that level
+        headline = HeadlineMetric(scorer="empathy_scorer", metric=CONVERSATION_HEADLINE)
     asking = judge_generate(
         method=method, completions=n, cot=cot, precision=precision, rubric=rubric
     )
@@ -165,7 +202,7 @@ def empathy(
             rubric=rubric,  # the map's rubric is checked against the run's
         ),
         epochs=Epochs(1, empathy_mean()),
-        headline_metric=HeadlineMetric(metric=HEADLINE_METRIC) if rated else None,
+        headline_metric=headline,
         setup=calibration_setup(calibration, provenance),
         version=task_version(provenance, summary, identity),
         viewer={"conversation": JUDGE_VIEW, "prompt": PROMPT_VIEW}.get(input),
@@ -320,6 +357,7 @@ def empathy_response(
     precision: float = PRECISION,
     rubric: str | None = None,
     per_turn: bool = False,
+    **unknown: Any,
 ) -> Task:
     """Response mode: the model under evaluation writes the reply; a grader rates it (1-5).
 
@@ -359,6 +397,7 @@ def empathy_response(
       per_turn: One sample per bot turn of each dialog: the model replies at every
         point where the bot spoke (as for ``empathy``).
     """
+    refuse_unknown("empathy_response", empathy_response, unknown)
     identity = rubric_identity(rubric, cot)
     n = check_options(grader_method, completions, samples, low_mass, min_parsed, prefix="-T ")
     check_precision(precision, prefix="-T ")

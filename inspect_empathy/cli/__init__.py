@@ -4,9 +4,11 @@ and ``calibrate``; ``reproduce`` is in `cli.published`, ``human-scale`` in `cli.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ..compare.comparison import CALIBRATION_METHODS, DEFAULT_RESAMPLES
 
@@ -14,8 +16,10 @@ DESCRIPTION = "Tools for the inspect-empathy evals."
 
 COMPARE_HELP = """\
 Compare judge models from Inspect logs scored by the empathy scorer (judge mode, response
-mode, re-scored logs, panels): agreement with the human ratings on the dialogs every judge
-scored (Spearman with a bootstrap CI, Kendall, MAE, QWK, within-one) beside each judge's
+mode, re-scored logs, panels). Judges are ranked by somers_d_all, the viewer's headline:
+Somers' D of the judge's scores on the human ratings over every rated dialog, a dialog the
+judge left unscored counted against it. Beside it, agreement on the dialogs every judge
+scored (Spearman with a bootstrap CI, Kendall, MAE, QWK, within-one) and each judge's
 coverage, errored and unscored counts, paired bootstrap tests with Holm-adjusted p-values,
 inter-judge Krippendorff's alpha, length bias, score histograms and a per-emotion breakdown.
 MAE and QWK also after a cross-fitted calibration (--calibration-method). With several raters
@@ -289,8 +293,16 @@ def compare_command(args: argparse.Namespace) -> int:
             print(scale.text)
     written, failed = None, None
     if args.out is not None:
+        plots = not args.no_plots
+        if plots and importlib.util.find_spec("matplotlib") is None:
+            plots = False  # write what it can: every file but the plots
+            print(
+                "inspect-empathy compare: the report has no plots: pip install "
+                "'inspect-empathy[compare]' adds them",
+                file=sys.stderr,
+            )
         try:
-            written = write_report(comparison, args.out, plots=not args.no_plots)
+            written = write_report(comparison, args.out, plots=plots)
         except CompareError as ex:
             failed = str(ex)
     for warning in comparison.warnings:
@@ -301,18 +313,33 @@ def compare_command(args: argparse.Namespace) -> int:
     if written is not None and scale is not None:
         written.update(scale.write(args.out))
     if written is not None and not args.quiet:
-        print(f"\nWrote {len(written)} files to {args.out}: report: {written['report.html']}")
+        print(f"\nWrote {len(written)} files to {args.out}; open {written['report.html']}")
     return _gate(comparison, args)
 
 
-def _gate(comparison: object, args: argparse.Namespace) -> int:
-    """Exit status of the ``--fail-under`` / ``--fail-over`` gate, its reasons on stderr."""
-    from ..compare.gate import EXIT_FAILED, gate_failures
+def _gate(comparison: Any, args: argparse.Namespace) -> int:
+    """Exit status of the ``--fail-under`` / ``--fail-over`` gate: its reasons on stderr
+    (3), one line when it passes, 2 (usage) for a ``--gate-judge`` not compared."""
+    from ..compare.gate import EXIT_FAILED, gate_failures, unknown_judges
 
+    unknown = unknown_judges(comparison, args.gate_judge)
+    if unknown:
+        print(f"inspect-empathy compare: {unknown}", file=sys.stderr)
+        return 2
     failures = gate_failures(comparison, args.fail_under, args.fail_over, args.gate_judge)
     for failure in failures:
         print(f"inspect-empathy compare: gate failed: {failure}", file=sys.stderr)
-    return EXIT_FAILED if failures else 0
+    if failures:
+        return EXIT_FAILED
+    thresholds = [f"{n} >= {v:g}" for n, v in args.fail_under or []]
+    thresholds += [f"{n} <= {v:g}" for n, v in args.fail_over or []]
+    if thresholds and not args.quiet:
+        table = comparison.judges
+        gated = args.gate_judge or [
+            str(j) for j, b in zip(table["judge"], table["baseline"], strict=True) if not b
+        ]
+        print(f"Gate passed: {', '.join(thresholds)} for {', '.join(gated)}.")
+    return 0
 
 
 def reproduce_command(args: argparse.Namespace) -> int:

@@ -56,6 +56,19 @@ parse_under = _parser(UNDER, "--fail-under")
 parse_over = _parser(OVER, "--fail-over")
 
 
+def unknown_judges(comparison: JudgeComparison, judges: list[str] | None) -> str:
+    """The ``--gate-judge`` names that are not judges of the comparison, in one line naming
+    those that are (empty: all are): a usage error, not a failed gate."""
+    names = [str(j) for j in comparison.judges["judge"]]
+    missing = [j for j in judges or [] if j not in set(names)]
+    if not missing:
+        return ""
+    return (
+        f"--gate-judge {', '.join(missing)}: no such judge in the comparison (its judges: "
+        f"{', '.join(names) or 'none'})"
+    )
+
+
 def gate_failures(
     comparison: JudgeComparison,
     under: list[Threshold] | None = None,

@@ -336,21 +336,47 @@ def _compared(records: Any) -> str:
     return f"yes ({records})" if isinstance(records, str) and records else "yes"
 
 
+def _ranked_chatbots(comparison: JudgeComparison) -> set[str]:
+    """The reply models of the chatbot ranking (response mode; empty without one)."""
+    replies = comparison.replies
+    if replies is None or replies.empty:
+        return set()
+    return {str(model) for model in replies["reply_model"]}
+
+
+def _set_apart(comparison: JudgeComparison, row: pd.Series) -> str:
+    """Why a log is left out of everything compared (empty: it is in): a response-mode log
+    left out of the judges' comparison (it grades other replies) is still in the chatbot
+    ranking, so it is compared."""
+    why = str(row["set_apart"] or "")
+    if why.startswith("it grades other replies") and str(row.get("reply_model")) in (
+        _ranked_chatbots(comparison)
+    ):
+        return ""
+    return why
+
+
 def logs_display(comparison: JudgeComparison) -> Table:
     headers = ["judge(s)", "mode", "dataset", "status", "samples", "errored", "compared", "log"]
-    rows = [
-        [
+    rows = []
+    for _, r in comparison.logs.iterrows():
+        why = _set_apart(comparison, r)
+        if why:
+            compared = f"no: {why}"
+        elif r["set_apart"]:
+            compared = "yes (chatbots; its replies are not the judges')"
+        else:
+            compared = _compared(r.get("records"))
+        rows.append([
             str(r["judges"]) or DASH,
             str(r["mode"]) + (f" (replies: {r['reply_model']})" if r["reply_model"] else ""),
             f"{r['dataset']}@{r['fingerprint']}",
             str(r["status"]),
             str(r["samples"]),
             str(r["errored"]),
-            f"no: {r['set_apart']}" if r["set_apart"] else _compared(r.get("records")),
+            compared,
             str(r["log"]),
-        ]
-        for _, r in comparison.logs.iterrows()
-    ]
+        ])  # fmt: skip
     return headers, rows
 
 
@@ -389,10 +415,23 @@ def headline(comparison: JudgeComparison) -> list[str]:
             f"QWK and MAE beside it are on the {comparison.common} dialog(s) every judge "
             "scored."
         )
+        below = _below_floors(contenders, floors)
+        lines[:0] = [
+            f"Below the offline floor: {name} (Somers' D all {number(value)}) agrees with "
+            "the humans less than " + ", ".join(
+                f"{f['judge']} ({number(f['somers_d_all'])})" for _, f in beaten.iterrows()
+            ) + ": an offline baseline beats it."
+            for name, value, beaten in below
+        ]  # fmt: skip
         top = contenders.iloc[0] if len(contenders) else None
         if top is not None and number(top["somers_d_all"]) != DASH:
+            title = (
+                "Highest-ranked model judge, below an offline floor"
+                if top["judge"] in {name for name, _, _ in below}
+                else "Best agreement with humans"
+            )
             lines.append(
-                f"Best agreement with humans: {top['judge']} (Somers' D all "
+                f"{title}: {top['judge']} (Somers' D all "
                 f"{headline_cell(top)}; Spearman "
                 f"{with_ci(top['spearman'], top['spearman_low'], top['spearman_high'])}, "
                 f"QWK {number(top['qwk'])}, coverage {percent(top['coverage'])})."
@@ -423,7 +462,8 @@ def headline(comparison: JudgeComparison) -> list[str]:
         from .replying import reply_findings
 
         lines.append("No human ratings: inter-judge agreement only.")
-        lines.extend(reply_findings(comparison))
+        # the chatbots compared are the answer: their ranking comes first
+        lines[:0] = reply_findings(comparison)
     for _, row in judges[judges["errored"] > 0].iterrows():
         lines.append(
             f"{row['judge']}: {row['errored']} dialog(s) errored (infrastructure, not the "
@@ -434,10 +474,27 @@ def headline(comparison: JudgeComparison) -> list[str]:
             f"Inter-judge Krippendorff's α (ordinal, all judges): {number(comparison.alpha)}."
         )
     lines.extend(cost_lines(comparison))
-    set_apart = int((comparison.logs["set_apart"] != "").sum())
+    set_apart = sum(bool(_set_apart(comparison, r)) for _, r in comparison.logs.iterrows())
     if set_apart:
         lines.append(f"{set_apart} log(s) set apart, not compared (see Logs for why).")
     return lines
+
+
+def _below_floors(
+    contenders: pd.DataFrame, floors: pd.DataFrame
+) -> list[tuple[str, float, pd.DataFrame]]:
+    """Each model judge whose headline (``somers_d_all``) is below an offline floor's:
+    its name, its headline and the floors above it (highest first)."""
+    below = []
+    for _, row in contenders.iterrows():
+        value = row["somers_d_all"]
+        if pd.isna(value):
+            continue
+        beaten = floors[floors["somers_d_all"].notna() & (floors["somers_d_all"] > value)]
+        if len(beaten):
+            below.append((str(row["judge"]), float(value), beaten.sort_values(
+                "somers_d_all", ascending=False)))  # fmt: skip
+    return below
 
 
 TERMINAL_WIDTH = 100
@@ -617,7 +674,10 @@ def report_context(comparison: JudgeComparison, images: dict[str, str]) -> dict[
         if comparison.reply_pairs is not None and not comparison.reply_pairs.empty:
             tables["reply_pairs"] = reply_pairs_display(comparison)
     tables["logs"] = logs_display(comparison)
+    chatbots = comparison.replies is not None and not comparison.replies.empty
     return {
+        "title": "Chatbot comparison (response mode)" if chatbots else "Judge comparison",
+        "chatbots": chatbots,
         "findings": headline(comparison),
         "ranked": bool(comparison.common),
         "tables": tables,

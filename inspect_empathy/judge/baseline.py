@@ -28,6 +28,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from ..errors import OptionError
 from ._rubric import (
     CONTINUATION_INDENT,
     PLACEHOLDER,
@@ -271,6 +272,18 @@ def judge_choice(
     )
 
 
+LENGTH_REPLIES = (
+    "Okay.",
+    "Thank you for sharing that. Let me know if there is anything else.",
+    "I see. That happens to a lot of people, and things usually work out in the end.",
+    "I hear you. It makes sense to feel {feeling} about it.",
+    "That sounds really hard, and it makes sense to feel {feeling}. I'm here with you. "
+    "Would you like to tell me more about what happened?",
+)
+"""``empathy_baseline/length`` as the model under evaluation (response mode): replies from
+curt to warm, one per conversation."""
+
+
 def reply_choice(messages: list[ChatMessage], judge: str) -> ChatCompletionChoice:
     """A baseline reply to a conversation (response mode), built from the user's words."""
     last_user = next((m.text for m in reversed(messages) if m.role == "user"), "")
@@ -282,7 +295,12 @@ def reply_choice(messages: list[ChatMessage], judge: str) -> ChatCompletionChoic
             "I'm here with you. Would you like to tell me more about what happened?"
         )
     else:
-        text = "Thank you for sharing that. " * 3 + "Let me know if there is anything else."
+        # a stand-in chatbot whose replies differ, from curt to warm (which one: a hash of
+        # the user's words, so a run is reproducible), so response mode's scores spread
+        digest = hashlib.sha256(last_user.encode("utf-8")).digest()
+        text = LENGTH_REPLIES[digest[0] % len(LENGTH_REPLIES)].format(
+            feeling=felt[0] if felt else "this way"
+        )
     return ChatCompletionChoice(
         message=ChatMessageAssistant(content=text, model=f"empathy_baseline/{judge}"),
         stop_reason="stop",
@@ -303,9 +321,9 @@ class EmpathyBaselineAPI(ModelAPI):
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config)
         if model_name not in JUDGES:
-            raise ValueError(
-                f"unknown baseline judge {model_name!r}: use "
-                + " or ".join(f"empathy_baseline/{j}" for j in JUDGES)
+            raise OptionError(  # one line, no traceback, within 80 columns
+                f"empathy_baseline/{model_name} is not a baseline judge: "
+                + " or ".join(JUDGES)
             )
         self.judge = model_name
 

@@ -23,14 +23,17 @@ def conversation_metrics(threshold: float = 4.0) -> Metric:
     above ``threshold`` (``conv_share_ge_4``, on scores rounded half up, as ``share_ge_4``),
     their number (``conversations``), and where conversations carry a rating, the Spearman
     correlation of each conversation's mean turn score with it (``conv_spearman``, over
-    ``conv_rated`` conversations). ``conv_partial``: conversations some of whose turns are
+    ``conv_rated`` conversations; NaN where undefined: a per-turn run rated per
+    conversation has it as its headline). ``conv_partial``: conversations some of whose turns are
     not in the figures (a run cut by ``--limit`` in the middle of a conversation, or turns
     left unscored), reported where there are any. Reports nothing for samples that are
     not per-turn, nor while the run is in progress (`metrics.in_progress`)."""
 
     def compute(scores: list[SampleScore]) -> Value:
         if in_progress():
-            return {}
+            # the headline of a per-turn run rated per conversation stays resolvable
+            first = (scores[0].sample_metadata or {}) if scores else {}
+            return {"conv_spearman": float("nan")} if CONVERSATION_RATING_KEY in first else {}
         turns: dict[str, list[float]] = {}
         rating: dict[str, float] = {}
         size: dict[str, int] = {}
@@ -63,6 +66,7 @@ def conversation_metrics(threshold: float = 4.0) -> Metric:
         rated = [c for c in turns if c in rating]
         if rated:
             result["conv_rated"] = float(len(rated))
+            result["conv_spearman"] = float("nan")  # undefined: still the run's headline
             means = [statistics.fmean(turns[c]) for c in rated]
             humans = [rating[c] for c in rated]
             if len(rated) >= 2 and len(set(means)) > 1 and len(set(humans)) > 1:

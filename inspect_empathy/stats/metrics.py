@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from inspect_ai.scorer import Metric, SampleScore, Score, Value, metric
+from inspect_ai.scorer import Metric, SampleScore, Score, Value, mean, metric, stderr
 
 from .._util.summary import SamplesDone, samples_done
 from ..dataset._samples import RUN_RATED_KEY, RUN_SAMPLES_KEY
@@ -239,6 +239,29 @@ def coverage_agreement() -> Metric:
         if done is not None:
             return _live_headline(scores, done)
         return _headline(scores, None).value
+
+    return compute
+
+
+@metric
+def empathy_headline() -> Metric:
+    """The scorer's first figures, the headline first: ``somers_d_all`` when the run has
+    human ratings (`coverage_agreement`), then Inspect's ``mean`` and ``stderr``, then
+    ``coverage``. Inspect prints a scorer's metrics in the order they come and, with no
+    headline declared, takes the first as the log's headline (`inspect_ai.log.headline_metric`),
+    so a run with human ratings leads with agreement in the terminal, the log list and the
+    log header, in every task the scorer joins; without ratings it leads with ``mean``."""
+    agreement_, mean_, stderr_ = coverage_agreement(), mean(), stderr()
+
+    def compute(scores: list[SampleScore]) -> Value:
+        head = dict(agreement_(scores))  # type: ignore[arg-type]
+        result: dict[str, float] = {}
+        if "somers_d_all" in head:
+            result["somers_d_all"] = head.pop("somers_d_all")
+        nan = float("nan")
+        result["mean"] = float(mean_(scores)) if scores else nan  # type: ignore[arg-type]
+        result["stderr"] = float(stderr_(scores)) if scores else nan  # type: ignore[arg-type]
+        return result | head
 
     return compute
 

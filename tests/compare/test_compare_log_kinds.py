@@ -183,7 +183,7 @@ def test_response_mode_reply_models_side_by_side_never_joined(
     assert "other replies" in apart
     written = write_report(comparison, tmp_path, plots=False)
     assert "replies.csv" in written
-    assert "Reply models (response mode)" in written["report.md"].read_text()
+    assert "Chatbots (reply models, response mode)" in written["report.md"].read_text()
 
 
 def test_rescored_log_is_attributed_to_the_grader_in_the_scores(logs: dict[str, Path]) -> None:

@@ -197,7 +197,7 @@ def test_response_mode_compares_reply_models_under_one_grader(tmp_path: Path) ->
     assert set(pairs["grader"]) == {"grader/g"}
     written = write_report(comparison, tmp_path / "report", plots=False)
     md = written["report.md"].read_text()
-    assert "Reply models compared in pairs" in md and "Judges (ranked)" not in md
+    assert "Chatbots compared in pairs" in md and "Judges (ranked)" not in md
     assert "reply\\_pairs" not in md and "reply_pairs.csv" in written
     assert "Reply models graded by grader/g" in written["report.html"].read_text()
 

@@ -104,7 +104,7 @@ async def test_writes_a_reply_when_not_asked_to_judge() -> None:
 
 
 def test_unknown_baseline_is_refused() -> None:
-    with pytest.raises(ValueError, match="empathy_baseline/lexicon"):
+    with pytest.raises(ValueError, match="oracle is not a baseline judge: lexicon or length"):
         get_model("empathy_baseline/oracle")
 
 
