@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -20,6 +22,22 @@ def _frame() -> pd.DataFrame:
                          "harsh": float(np.clip(human - 1.0, 1, 5)),  # same order, 1 lower
                          "reversed": 6.0 - human})  # fmt: skip
     return pd.DataFrame(rows)
+
+def _bots_spec(tmp_path: Path, more: str = "") -> Path:
+    """A raters spec of `_frame`'s responders: people and a harsh judge, one file each."""
+    frame = _frame()
+    frame["ctx"], frame["bot"] = frame["context"], frame["responder"]
+    frame[["ctx", "bot", "human"]].round(0).to_csv(tmp_path / "people.csv", index=False)
+    frame[["ctx", "bot", "harsh"]].round(0).to_csv(tmp_path / "judge.csv", index=False)
+    spec = tmp_path / "bots.yaml"
+    spec.write_text(
+        "format: raters\npath: .\nid: [ctx, bot]\nresponder: bot\nscale: [1, 5]\n"
+        "raters: {people: {file: people.csv, column: human}}\n"
+        "judges: {harsh: {file: judge.csv, column: harsh}}\n" + more,
+        encoding="utf-8",
+    )
+    return spec
+
 
 
 def test_bias_ranking_and_calibrated_bias() -> None:
@@ -62,17 +80,7 @@ def test_compare_published_prints_the_responder_table(
 ) -> None:
     from inspect_empathy.cli import main
 
-    frame = _frame()
-    frame["ctx"], frame["bot"] = frame["context"], frame["responder"]
-    frame[["ctx", "bot", "human"]].round(0).to_csv(tmp_path / "people.csv", index=False)
-    frame[["ctx", "bot", "harsh"]].round(0).to_csv(tmp_path / "judge.csv", index=False)
-    spec = tmp_path / "bots.yaml"
-    spec.write_text(
-        "format: raters\npath: .\nid: [ctx, bot]\nresponder: bot\nscale: [1, 5]\n"
-        "raters: {people: {file: people.csv, column: human}}\n"
-        "judges: {harsh: {file: judge.csv, column: harsh}}\n",
-        encoding="utf-8",
-    )
+    spec = _bots_spec(tmp_path)
     assert main(["compare", "--published", str(spec), "--resamples", "50", "--quiet"]) == 0
     assert main(["compare", "--published", str(spec), "--resamples", "50", "--no-plots"]) == 0
     out = capsys.readouterr().out
@@ -189,17 +197,7 @@ def test_the_title_counts_the_corpus_responders_with_own_replies_left_out(
     responders, own replies left out", not "3 responders"."""
     from inspect_empathy.cli import main
 
-    frame = _frame()
-    frame["ctx"], frame["bot"] = frame["context"], frame["responder"]
-    frame[["ctx", "bot", "human"]].round(0).to_csv(tmp_path / "people.csv", index=False)
-    frame[["ctx", "bot", "harsh"]].round(0).to_csv(tmp_path / "judge.csv", index=False)
-    spec = tmp_path / "bots.yaml"
-    spec.write_text(
-        "format: raters\npath: .\nid: [ctx, bot]\nresponder: bot\nscale: [1, 5]\n"
-        "raters: {people: {file: people.csv, column: human}}\n"
-        "judges: {harsh: {file: judge.csv, column: harsh}}\nown_replies: {harsh: bot_a}\n",
-        encoding="utf-8",
-    )
+    spec = _bots_spec(tmp_path, "own_replies: {harsh: bot_a}\n")
     assert main(["compare", "--published", str(spec), "--resamples", "0", "--no-plots"]) == 0
     out = capsys.readouterr().out
     assert "Responders (bots: 3 of 4 responders, own replies left out, in 12 contexts" in out
