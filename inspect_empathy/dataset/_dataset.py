@@ -449,11 +449,17 @@ class _Source:
 
 @contextmanager
 def _naming(src: _Source) -> Iterator[None]:
-    """Put the file in an option error that does not name one (``format 'csv' does not take
-    ...``): the spec file that set the options, else the data file or hub id."""
+    """Put the file in an error that does not name one (``format 'csv' does not take ...``):
+    the spec file that set the options, else the data file or hub id. Under a spec, an error
+    naming the data (a folder member that leads outside it) names the spec first."""
     try:
         yield
     except DatasetError as ex:
+        spec = str(src.spec_file) if src.spec_file is not None else None
+        if spec is not None and src.path is not None and str(ex).startswith(str(src.path)):
+            raise DatasetError(
+                f"{spec} (path {src.path}): {str(ex)[len(str(src.path)) :].lstrip(': ')}"
+            ) from ex
         where = [str(w) for w in (src.spec_file, src.path) if w is not None]
         where = [f"hf:{src.hub}"] if src.hub is not None and src.spec_file is None else where
         if any(str(ex).startswith(w) for w in where):

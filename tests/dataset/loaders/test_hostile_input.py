@@ -301,6 +301,27 @@ def test_an_epitome_folder_member_that_leads_outside_is_refused(tmp_path: Path) 
     assert len(load_dialogs(folder)) > 0  # the same files inside the folder load
 
 
+def test_a_folder_member_leading_outside_is_named_by_the_spec_that_named_the_folder(
+    tmp_path: Path,
+) -> None:
+    """Issue 48.12: under a spec (``path: data``), the refusal names the spec first, not only
+    the folder it pointed at."""
+    folder, outside = tmp_path / "data", tmp_path / "elsewhere"
+    folder.mkdir()
+    outside.mkdir()
+    for member in EPITOME.iterdir():
+        (folder / member.name).write_bytes(member.read_bytes())
+    name = "explorations-reddit.csv"
+    (outside / name).write_bytes((EPITOME / name).read_bytes())
+    (folder / name).unlink()
+    (folder / name).symlink_to(outside / name)
+    spec = tmp_path / "ep.yaml"
+    spec.write_text("path: data\nformat: epitome\n", encoding="utf-8")
+    message = error(spec)
+    assert message.startswith(f"{spec} (path {folder}): "), message
+    assert "outside the folder" in message
+
+
 def test_a_spec_expands_no_variable_it_does_not_list(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
