@@ -168,7 +168,7 @@ def empathy(
     if per_turn:
         data = data.per_turn()
     summary = skipped_summary(data)
-    check_retry_inputs(summary, identity)
+    check_retry_inputs(summary, identity, provenance, "empathy")
     rated = any(record.rating is not None for record in data.records)
     headline = HeadlineMetric(metric=HEADLINE_METRIC) if rated else None
     if not rated and per_turn and any(
@@ -271,31 +271,47 @@ def task_version(
     return TASK_VERSION + ("+" + ".".join(pins) if pins else "")
 
 
-def check_retry_inputs(dataset: dict[str, Any] | None, rubric: dict[str, str]) -> None:
-    """Under ``eval-retry`` (or an eval set resuming a log): one line naming the dataset
-    or rubric file when its content is not the retried run's, before any model call (the
-    retried dialogs would be judged on the new file beside the others judged on the old).
-    A log from before the hashes were recorded is not checked."""
-    from .stats.calibration import retried_log_metadata
+def check_retry_inputs(
+    dataset: dict[str, Any] | None,
+    rubric: dict[str, str],
+    calibration: dict[str, Any] | None = None,
+    task: str = "empathy",
+) -> None:
+    """Under ``eval-retry``, or an eval set run again on its folder: one line naming the
+    dataset, rubric or calibration file whose content is not the earlier run's, before any
+    model call (the resumed dialogs would be judged on the new file beside the others judged
+    on the old; Inspect's own eval-set refusal names no file). An eval set's logs of another
+    dataset file, and logs from before the hashes were recorded, are not checked."""
+    from .stats.calibration import content_key, eval_set_logs_metadata, retried_log_metadata
 
     recorded = retried_log_metadata()
-    if recorded is None:
-        return
-    was = (recorded.get("dataset") or {}).get("sha256")
-    now = (dataset or {}).get("sha256")
-    if was and now and was != now:
-        raise OptionError(
-            f"eval-retry: the dataset {dataset.get('source') if dataset else ''} changed since "
-            f"the run being retried (content {str(was)[:12]}..., now {str(now)[:12]}...): "
-            "restore it, or start a new run"
-        )
-    was = (recorded.get("rubric") or {}).get("sha256")
-    if was and rubric.get("sha256") and was != rubric["sha256"]:
-        raise OptionError(
-            f"eval-retry: the rubric {rubric.get('source')} changed since the run being "
-            f"retried (content {str(was)[:12]}..., now {rubric['sha256'][:12]}...): restore "
-            "it, or start a new run"
-        )
+    if recorded is not None:
+        runs, what = [recorded], "eval-retry: {} changed since the run being retried"
+    else:
+        folder, runs = eval_set_logs_metadata(task)
+        source = (dataset or {}).get("source")
+        runs = [r for r in runs if (r.get("dataset") or {}).get("source") == source]
+        what = "eval-set: {} changed since the logs in " + folder + " were written"
+    was_map = now_map = None
+    if calibration:
+        now_map = content_key(calibration)
+    for run in runs:
+        pairs = [
+            (f"the dataset {(dataset or {}).get('source', '')}",
+             (run.get("dataset") or {}).get("sha256"), (dataset or {}).get("sha256")),
+            (f"the rubric {rubric.get('source')}",
+             (run.get("rubric") or {}).get("sha256"), rubric.get("sha256")),
+        ]  # fmt: skip
+        if run.get("calibration") or calibration:
+            was_map = content_key(run["calibration"]) if run.get("calibration") else "none"
+            shown = (calibration or {}).get("file") or (run.get("calibration") or {}).get("file")
+            pairs.append((f"the calibration map {shown}", was_map, now_map or "none"))
+        for name, was, now in pairs:
+            if was and now and str(was) != str(now):
+                raise OptionError(
+                    what.format(name) + f" (content {str(was)[:12]}..., now {str(now)[:12]}...)"
+                    ": restore it, or start a new run in a new log folder"
+                )
 
 
 def calibration_setup(
@@ -415,7 +431,7 @@ def empathy_response(
     if per_turn:
         data = data.per_turn()
     summary = skipped_summary(data)
-    check_retry_inputs(summary, identity)
+    check_retry_inputs(summary, identity, provenance, "empathy_response")
     if group_by:
         check_group_key(data, group_by)
     solvers: list[Solver] = []

@@ -14,7 +14,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 from inspect_empathy import tasks
-from inspect_empathy._util.compat import PrerequisiteError
+from inspect_empathy.errors import OptionError
 from inspect_empathy.judge._rubric import load_rubric
 
 FIXTURE = Path(__file__).parent / "fixtures" / "reliability" / "dialogs.jsonl"
@@ -81,7 +81,7 @@ def test_eval_retry_stops_when_a_file_it_read_changed(tmp_path: Path, what: str,
     assert str(pinned).startswith(tasks.TASK_VERSION + "+dataset.") and ".rubric." in pinned
     change(path)  # read again in this process: the rubric cache is keyed by the file's stamp
     judge.calls = 0
-    with pytest.raises(PrerequisiteError, match=f"eval-retry: the {what} .*{path.name} changed"):
+    with pytest.raises(OptionError, match=f"eval-retry: the {what} .*{path.name} changed"):
         eval_retry(str(log.location), **options)
     assert judge.calls == 0
 
@@ -96,16 +96,18 @@ def test_an_eval_set_resumed_after_the_dataset_changed_stops(tmp_path: Path) -> 
     model = get_model("mockllm/model", custom_outputs=judge)
 
     def run() -> tuple[bool, list[EvalLog]]:
+        # by name, as `inspect eval-set` gives it: Inspect builds the task inside eval_set
         return eval_set(
-            [tasks.empathy(dataset=str(path), method="parse")], log_dir=str(tmp_path / "logs"),
-            model=model, display="none", retry_attempts=0, max_retries=0,
+            ["inspect_empathy/empathy"], task_args={"dataset": str(path), "method": "parse"},
+            log_dir=str(tmp_path / "logs"), model=model, display="none", retry_attempts=0,
+            max_retries=0,
         )  # fmt: skip
 
     done, _ = run()
     assert not done
     change(path)
     judge.broken, judge.calls = False, 0
-    with pytest.raises(PrerequisiteError, match="not associated with a task"):
+    with pytest.raises(OptionError, match=f"eval-set: the dataset {path} changed since the logs"):
         run()
     assert judge.calls == 0
     path.write_bytes(original)

@@ -586,6 +586,37 @@ def retried_log_metadata() -> dict[str, Any] | None:
     return None
 
 
+def eval_set_logs_metadata(task: str) -> tuple[str, list[dict[str, Any]]]:
+    """The log folder of the eval set whose tasks Inspect is resolving (an eval set run
+    again), and the metadata of the logs of ``task`` in it; ``("", [])`` outside an eval set.
+
+    Inspect pairs an eval set's tasks with the logs in its folder by an identity holding the
+    task's version, and refuses a folder holding a log of no task it was given, without
+    naming why; read here, as `retried_log_metadata` reads a retried log, from the call
+    stack (``eval_set``'s own ``log_dir``, inspect_ai/_eval/evalset.py).
+    """
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "eval_set" and code.co_filename.endswith("evalset.py"):
+            log_dir = frame.f_locals.get("log_dir")
+            if not isinstance(log_dir, str) or not Path(log_dir).is_dir():
+                return "", []
+            from inspect_ai.log import list_eval_logs, read_eval_log
+
+            found = []
+            for info in list_eval_logs(log_dir, recursive=False):
+                try:
+                    header = read_eval_log(info, header_only=True)
+                except Exception:  # noqa: BLE001 - Inspect names unreadable logs itself
+                    continue
+                if header.eval.task.split("/")[-1] == task:
+                    found.append(dict(header.eval.metadata or {}))
+            return log_dir, found
+        frame = frame.f_back  # type: ignore[assignment]
+    return "", []
+
+
 def for_retry(
     path: str | Path | None, recorded: dict[str, Any] | None
 ) -> tuple[Calibration | None, dict[str, Any] | None]:
