@@ -126,6 +126,8 @@ def empathy_mean() -> ScoreReducer:
         distribution = _mean_distribution(scored)
         if distribution is not None:
             base["distribution"] = distribution
+        if "threshold" in base:  # empathy_scorer(threshold=...): the mean passes or not
+            base["passed"] = math.floor(value + 0.5) >= base["threshold"]
         shown = ", ".join(f"{v:.3f}" for v in values)
         return Score(
             value=value,

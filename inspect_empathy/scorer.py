@@ -105,6 +105,7 @@ def empathy_scorer(
     samples: int | None = None,
     precision: float = PRECISION,
     rubric: str | None = None,
+    threshold: float | None = None,
 ) -> Scorer:
     """Rate the last assistant reply for empathetical responding, 1-5, G-Eval style.
 
@@ -153,8 +154,13 @@ def empathy_scorer(
       rubric: A rubric variant instead of the seed: a bundled name (``no_steps``,
         ``anchored``) or a file with one ``{{Dialog}}`` slot, checked at once; its
         name and content hash go into each Score's metadata (``rubric``).
+      threshold: A pass mark (1-5) for suites that gate on samples: each Score's metadata
+        gets ``passed`` (its value rounded half up is at least ``threshold``, as the
+        ``share_ge_4`` metric counts; an unscored reply fails) and ``threshold``, and its
+        explanation opens with ``pass``/``fail``. The value stays the score.
     """
     n = check_options(method, completions, samples, low_mass, min_parsed)
+    check_threshold(threshold)
     summary.activate()  # the end-of-task summary runs once a task has this scorer
     check_precision(precision)
     if aggregate not in ("mean", "median"):
@@ -170,7 +176,7 @@ def empathy_scorer(
     calibrate = calibrator(calibration, used)  # the rubric's name and content hash
 
     async def score(state: TaskState, target: Target) -> Score:
-        return calibrate(await judge(state), str(state.model))
+        return gate(calibrate(await judge(state), str(state.model)), threshold)
 
     async def judge(state: TaskState) -> Score:
         metadata = state.metadata or {}
@@ -226,6 +232,40 @@ def empathy_scorer(
         return panel_score(judgements, aggregate, context, state.epoch, graded=reply)
 
     return score
+
+
+PASSED_KEY = "passed"
+"""Score metadata key (``empathy_scorer(threshold=...)``): whether the sample passed."""
+
+
+def check_threshold(threshold: float | None) -> None:
+    """Refuse a pass mark that is not a number on the rubric's 1-5 scale (`OptionError`)."""
+    if threshold is None:
+        return
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not (
+        1 <= threshold <= 5
+    ):
+        raise OptionError(f"threshold must be a number from 1 to 5, not {threshold!r}")
+
+
+def passes(value: Any, threshold: float) -> bool:
+    """Whether a score passes ``threshold``: scored, and rounded half up (as the metrics'
+    ``share_ge_4`` counts) at least ``threshold``."""
+    if not isinstance(value, int | float) or isinstance(value, bool) or math.isnan(value):
+        return False
+    return math.floor(float(value) + 0.5) >= threshold
+
+
+def gate(score: Score, threshold: float | None) -> Score:
+    """``score`` with its pass or fail (`passes`) in its metadata (``passed``,
+    ``threshold``) and at the start of its explanation; as it is without a threshold."""
+    if threshold is None:
+        return score
+    passed = passes(score.value, threshold)
+    word = "pass" if passed else "fail"
+    explanation = f"{word} (threshold {threshold:g}); {score.explanation or ''}".rstrip("; ")
+    metadata = {**(score.metadata or {}), PASSED_KEY: passed, "threshold": threshold}
+    return score.model_copy(update={"metadata": metadata, "explanation": explanation})
 
 
 def completions_option(
