@@ -14,6 +14,7 @@ where Inspect keeps them; the rest lives in one package per concept:
 - ``compare/``: comparing judges from their logs (tables, report, PPI, published ratings);
 - ``cli/``: the ``inspect-empathy`` command line;
 - ``_util/``: plumbing (Inspect internals, file kinds, a judge's usage, the end-of-task summary);
+- ``notebook.py``: `score_dialogs`, dialogs scored into a pandas DataFrame;
 - ``dialogs.py``, ``errors.py``: the dialog records and the public exceptions, below them all.
 
 Names are imported on first use: Inspect imports the plugin (``inspect_empathy._registry``)
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from .compare import CompareError, compare_judges, compare_logs, write_report
     from .dataset import load_dialogs, skipped_summary
     from .errors import DatasetError, OptionError
+    from .notebook import score_dialogs
     from .reducer import empathy_mean
     from .scorer import empathy_scorer
     from .solver import empathy_prompt
@@ -69,6 +71,8 @@ _EXPORTS: dict[str, str] = {
     "group_metrics": "stats.metrics",
     "share_at_least": "stats.metrics",
     "agreement": "stats._agreement",
+    # notebooks: dialogs scored into a DataFrame
+    "score_dialogs": "notebook",
     # datasets
     "load_dialogs": "dataset",
     "skipped_summary": "dataset",
@@ -101,6 +105,7 @@ __all__ = [
     "judge_means",
     "level_shares",
     "load_dialogs",
+    "score_dialogs",
     "scoring_counts",
     "share_at_least",
     "skipped_summary",

@@ -49,15 +49,19 @@ def _mean_distribution(scores: list[Score]) -> dict[str, float] | None:
 SAMPLE_ONLY = ("distribution", "score_token_mass")
 """Score metadata that a one-epoch reduction leaves to the sample's own score."""
 
+_LEFT = (*SAMPLE_ONLY, "grader_answer")
+"""What a one-epoch reduction leaves out: `SAMPLE_ONLY` and the grader's words (the
+scorer's ``grader_answer``), which compare reads from the sample's score."""
+
 
 def _one_epoch(score: Score) -> Score:
     """A single epoch's score as its reduction, without the judgement's distribution and
     score-token mass: the sample's score has them, and Inspect copies every reduction into
     the log's reductions and reads them back when the log is closed."""
     metadata = score.metadata
-    if not metadata or not any(key in metadata for key in SAMPLE_ONLY):
+    if not metadata or not any(key in metadata for key in _LEFT):
         return score
-    kept = {key: value for key, value in metadata.items() if key not in SAMPLE_ONLY}
+    kept = {key: value for key, value in metadata.items() if key not in _LEFT}
     return score.model_copy(update={"metadata": kept})
 
 
@@ -122,6 +126,8 @@ def empathy_mean() -> ScoreReducer:
         distribution = _mean_distribution(scored)
         if distribution is not None:
             base["distribution"] = distribution
+        if "threshold" in base:  # empathy_scorer(threshold=...): the mean passes or not
+            base["passed"] = math.floor(value + 0.5) >= base["threshold"]
         shown = ", ".join(f"{v:.3f}" for v in values)
         return Score(
             value=value,

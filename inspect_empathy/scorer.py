@@ -44,6 +44,8 @@ from .judge._judge_call import PRECISION, JudgeRequest, ask_judge, complete_choi
 from .judge._rubric import (
     Turn,
     check_rubric_for,
+    dialog_in_prompt,
+    last_bot_turn,
     render_dialog,
     render_prompt,
     turns_from_messages,
@@ -103,6 +105,7 @@ def empathy_scorer(
     samples: int | None = None,
     precision: float = PRECISION,
     rubric: str | None = None,
+    threshold: float | None = None,
 ) -> Scorer:
     """Rate the last assistant reply for empathetical responding, 1-5, G-Eval style.
 
@@ -151,8 +154,13 @@ def empathy_scorer(
       rubric: A rubric variant instead of the seed: a bundled name (``no_steps``,
         ``anchored``) or a file with one ``{{Dialog}}`` slot, checked at once; its
         name and content hash go into each Score's metadata (``rubric``).
+      threshold: A pass mark (1-5) for suites that gate on samples: each Score's metadata
+        gets ``passed`` (its value rounded half up is at least ``threshold``, as the
+        ``share_ge_4`` metric counts; an unscored reply fails) and ``threshold``, and its
+        explanation opens with ``pass``/``fail``. The value stays the score.
     """
     n = check_options(method, completions, samples, low_mass, min_parsed)
+    check_threshold(threshold)
     summary.activate()  # the end-of-task summary runs once a task has this scorer
     check_precision(precision)
     if aggregate not in ("mean", "median"):
@@ -168,7 +176,7 @@ def empathy_scorer(
     calibrate = calibrator(calibration, used)  # the rubric's name and content hash
 
     async def score(state: TaskState, target: Target) -> Score:
-        return calibrate(await judge(state), str(state.model))
+        return gate(calibrate(await judge(state), str(state.model)), threshold)
 
     async def judge(state: TaskState) -> Score:
         metadata = state.metadata or {}
@@ -180,7 +188,7 @@ def empathy_scorer(
             context[GROUP_KEY] = {group_by: "(missing)" if group is None else str(group)}
         if from_output:
             judgement = await _judge_own_output(state, options)
-            return to_score(judgement, context)
+            return to_score(judgement, context, rated=rated_reply(state, cot, rubric))
         if metadata.get(JUDGE_PROMPT_KEY) or metadata.get(JUDGE_DIALOG_KEY):
             return Score.unscored(
                 reason="no_response",
@@ -224,6 +232,40 @@ def empathy_scorer(
         return panel_score(judgements, aggregate, context, state.epoch, graded=reply)
 
     return score
+
+
+PASSED_KEY = "passed"
+"""Score metadata key (``empathy_scorer(threshold=...)``): whether the sample passed."""
+
+
+def check_threshold(threshold: float | None) -> None:
+    """Refuse a pass mark that is not a number on the rubric's 1-5 scale (`OptionError`)."""
+    if threshold is None:
+        return
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not (
+        1 <= threshold <= 5
+    ):
+        raise OptionError(f"threshold must be a number from 1 to 5, not {threshold!r}")
+
+
+def passes(value: Any, threshold: float) -> bool:
+    """Whether a score passes ``threshold``: scored, and rounded half up (as the metrics'
+    ``share_ge_4`` counts) at least ``threshold``."""
+    if not isinstance(value, int | float) or isinstance(value, bool) or math.isnan(value):
+        return False
+    return math.floor(float(value) + 0.5) >= threshold
+
+
+def gate(score: Score, threshold: float | None) -> Score:
+    """``score`` with its pass or fail (`passes`) in its metadata (``passed``,
+    ``threshold``) and at the start of its explanation; as it is without a threshold."""
+    if threshold is None:
+        return score
+    passed = passes(score.value, threshold)
+    word = "pass" if passed else "fail"
+    explanation = f"{word} (threshold {threshold:g}); {score.explanation or ''}".rstrip("; ")
+    metadata = {**(score.metadata or {}), PASSED_KEY: passed, "threshold": threshold}
+    return score.model_copy(update={"metadata": metadata, "explanation": explanation})
 
 
 def completions_option(
@@ -660,20 +702,68 @@ def judgement_metadata(judgement: Judgement) -> dict[str, Any]:
 
 
 GRADER_ANSWER_KEY = "grader_answer"
-"""Score metadata key (response mode): the grader's own words; the Score's ``answer`` is
-the reply it graded."""
+"""Score metadata key: the grader's (judge mode: the judge's) own words, where the Score's
+``answer`` leads with the reply rated."""
 
 
-def to_score(judgement: Judgement, context: dict[str, Any], graded: str | None = None) -> Score:
+def draws_summary(judgement: Judgement) -> str:
+    """``samples``: every draw in one line, the count of each score (``4 ×12, 5 ×8``, then
+    ``unread ×N`` for completions that held no score)."""
+    scores = [int(k) for k in judgement.details.get("scores", [])]
+    counts = {k: scores.count(k) for k in sorted(set(scores))}
+    parts = [f"{k} ×{n}" for k, n in counts.items()]
+    unread = int(judgement.details.get("n_received", len(scores))) - len(scores)
+    if unread > 0:
+        parts.append(f"unread ×{unread}")
+    return ", ".join(parts) or "no completion"
+
+
+def judge_words(judgement: Judgement) -> str:
+    """What a judge answered, as a Score shows it: its text, or for ``samples`` the count of
+    each score over all its draws (`draws_summary`), not one draw's text."""
+    return draws_summary(judgement) if judgement.method == "samples" else judgement.raw
+
+
+def rated_reply(state: TaskState, cot: bool = False, rubric: str | None = None) -> str | None:
+    """Judge mode: the reply the judge rated, the last ``BOT:`` turn of the sample's dialog
+    (a ``USER:``/``BOT:`` text input, the rubric prompt, or chat messages), or None when the
+    input holds no dialog the plugin made."""
+    source = state.input
+    if isinstance(source, str):
+        dialog = source
+        if (state.metadata or {}).get(JUDGE_PROMPT_KEY):
+            dialog = dialog_in_prompt(source, cot, rubric) or ""
+        return last_bot_turn(dialog)
+    turns, _ = turns_from_messages(source)
+    return turns[-1].content if turns and turns[-1].role == "bot" else None
+
+
+def rated_answer(reply: str, words: str) -> str:
+    """Judge mode's Score ``answer``: the reply rated first (the viewer's sample header
+    shows an answer's first three lines), then the judge's words."""
+    return f"BOT: {reply}\n\njudge: {words}"
+
+
+def to_score(
+    judgement: Judgement,
+    context: dict[str, Any],
+    graded: str | None = None,
+    rated: str | None = None,
+) -> Score:
     """A Score (or an unscored Score with its reason) for one judgement. ``graded``: the
     reply a grader scored (response mode), which becomes the Score's ``answer`` (Inspect's
-    convention: the answer graded), the grader's words going to ``grader_answer`` in the
-    metadata; without it (judge mode) the answer is the judge's own words."""
+    convention: the answer graded); ``rated``: judge mode's reply rated, which leads the
+    answer (`rated_answer`). Either way the judge's words (`judge_words`) go to
+    ``grader_answer`` in the metadata; with neither the answer is the judge's words."""
     metadata = {**context, **judgement_metadata(judgement)}
-    answer = judgement.raw
+    words = judge_words(judgement)
+    answer = words
     if graded is not None:
-        metadata[GRADER_ANSWER_KEY] = judgement.raw
+        metadata[GRADER_ANSWER_KEY] = words
         answer = graded
+    elif rated is not None:
+        metadata[GRADER_ANSWER_KEY] = words
+        answer = rated_answer(rated, words)
     if judgement.value is None:
         return Score.unscored(
             reason="grader_failed",

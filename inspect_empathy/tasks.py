@@ -86,7 +86,8 @@ def _judge_view(show_input: bool) -> ViewerConfig:
 
 JUDGE_VIEW = _judge_view(show_input=True)
 """The viewer's sample list for judge mode: the id, the conversation (the input: the dialog
-as ``USER:``/``BOT:`` lines), the human rating (target), the judge's answer, its score
+as ``USER:``/``BOT:`` lines), the human rating (target), the answer (the reply rated,
+then the judge's words: `scorer.rated_answer`), its score
 (empty where the judge left the dialog unscored) and the error of a sample that failed.
 The viewer's status column is hidden: its green tick means "ran without error" and marks an
 unscored sample just as it marks a scored one (``Columns`` shows it again)."""

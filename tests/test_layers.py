@@ -9,7 +9,7 @@ its own layer or lower ones:
 2. dialogs and datasets: ``dataset/``
 3. the statistics of agreement: ``stats/``
 4. what Inspect runs, and the comparison of its logs: ``tasks``, ``solver``, ``scorer``,
-   ``reducer``; ``compare/``
+   ``reducer``; ``compare/``; ``notebook`` (`score_dialogs`: the task run, its log as a frame)
 5. the command line: ``cli/``
 6. entry points: ``_registry``, the package ``__init__`` and the old paths (``_moved``)
 """
@@ -29,7 +29,7 @@ LAYERS: dict[str, int] = {
     "judge": 1,
     "dataset": 2,
     "stats": 3,
-    "tasks": 4, "solver": 4, "scorer": 4, "reducer": 4, "compare": 4,
+    "tasks": 4, "solver": 4, "scorer": 4, "reducer": 4, "compare": 4, "notebook": 4,
     "cli": 5,
     "_registry": 6, "_moved": 6, "": 6,
 }  # fmt: skip

@@ -113,8 +113,9 @@ def test_eval_with_mock_logprobs_scores_the_weighted_value(tmp_path: Path) -> No
     score = log.samples[0].scores["empathy_scorer"]
     assert score.metadata["distribution"] == {"1": 0, "2": 0, "3": 0.1, "4": 0.6, "5": 0.3}
     # what the Score keeps (Inspect holds every Score to the end of the run): no copy of
-    # the human rating, which is the sample's, and no `parsed` (the answer shows it)
-    assert set(score.metadata) == {"method", "distribution", "score_token_mass"}
+    # the human rating, which is the sample's, and no `parsed` (the answer shows it); the
+    # judge's words, which the answer shows after the reply rated, for compare
+    assert set(score.metadata) == {"method", "distribution", "score_token_mass", "grader_answer"}
     assert log.samples[0].metadata["human_rating"] == 4.0
     assert metrics(log)["mae"] == pytest.approx((0.2 + 0.1) / 2)
     # the judge saw the rubric with the dialog, as one user message; the sample's input

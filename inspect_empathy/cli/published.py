@@ -88,6 +88,7 @@ def set_root(specs: list[Path], root: str) -> None:
 def reproduce_main(args: argparse.Namespace) -> int:
     from ..compare.comparison import CompareError
     from ..compare.published import not_reproduced, reproduce, reproduce_text
+    from ..dataset.loaders.spec import MissingFolder
 
     try:
         specs = spec_files(args.specs)
@@ -96,6 +97,13 @@ def reproduce_main(args: argparse.Namespace) -> int:
         frame = reproduce(specs)
     except (CompareError, OSError, KeyError) as ex:
         text = ex.args[0] if isinstance(ex, KeyError) and ex.args else ex
+        folder = ex.__cause__ if isinstance(ex.__cause__, MissingFolder) else None
+        if folder is not None:  # the way reproduce takes the data's folder: --root
+            again = " ".join([*map(str, args.specs), "--root", "/path/to/folder"])
+            text = (
+                f"{folder.problem}: give the folder of the published data with --root "
+                f"(inspect-empathy reproduce {again}), or set {folder.variable}"
+            )
         print(f"inspect-empathy reproduce: {text}", file=sys.stderr)
         return 1
     print(reproduce_text(frame))

@@ -223,6 +223,31 @@ def render_dialog(turns: list[Turn]) -> str:
     return "\n".join(render_turn(turn) for turn in merge_consecutive(turns))
 
 
+def last_bot_turn(dialog: str) -> str | None:
+    """The last ``BOT:`` turn of a dialog rendered by `render_dialog` (its continuation lines
+    unindented), or None if it has none: the reply rated."""
+    label = f"{ROLE_LABELS['bot']}: "
+    lines = dialog.split("\n")
+    start = next((i for i in range(len(lines) - 1, -1, -1) if lines[i].startswith(label)), None)
+    if start is None:
+        return None
+    body = [lines[start][len(label) :]]
+    for line in lines[start + 1 :]:
+        if not line.startswith(CONTINUATION_INDENT):
+            break
+        body.append(line[len(CONTINUATION_INDENT) :])
+    return "\n".join(body)
+
+
+def dialog_in_prompt(prompt: str, cot: bool = False, rubric: str | None = None) -> str | None:
+    """The rendered dialog that `render_prompt` put into ``prompt``, or None if ``prompt`` is
+    not this rubric's prompt."""
+    before, sep, after = rubric_template(cot, rubric).partition(PLACEHOLDER)
+    if sep and prompt.startswith(before) and prompt.endswith(after):
+        return prompt[len(before) : len(prompt) - len(after)]
+    return None
+
+
 def render_prompt(dialog: str, cot: bool = False, rubric: str | None = None) -> str:
     """Put a rendered dialog into the rubric; the substitution is literal and single."""
     before, sep, after = rubric_template(cot, rubric).partition(PLACEHOLDER)

@@ -63,3 +63,13 @@ def test_a_missing_extra_is_one_line_naming_it(monkeypatch, capsys) -> None:
     assert cli.main(["compare", "logs"]) == 2
     [line] = capsys.readouterr().err.strip().splitlines()
     assert "pip install 'inspect-empathy[compare]'" in line
+
+
+def test_reproduce_without_the_data_folder_names_its_root_option(monkeypatch, capsys) -> None:
+    """Issue 49.12: the spec's unset folder variable is told as reproduce takes it (--root),
+    not as an ``inspect eval`` command."""
+    monkeypatch.delenv("KUMAR2025", raising=False)
+    assert main(["reproduce", "kumar2025"]) == 1
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "inspect eval" not in line
+    assert "inspect-empathy reproduce kumar2025 --root /path/to/folder" in line

@@ -113,6 +113,20 @@ def read_spec(file: Path, data: Any = None) -> Spec:
 
 PLACE = "spec's folder"
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class MissingFolder(DatasetError):
+    """A spec's data folder is an environment variable that is unset: ``problem`` says so
+    without the way to set it (the command that read the spec knows its own way: ``inspect
+    eval`` the variable, ``inspect-empathy reproduce`` its ``--root``)."""
+
+    def __init__(self, problem: str, variable: str) -> None:
+        super().__init__(
+            f"{problem}: set it to the folder of the data (e.g. {variable}=/path/to/folder "
+            "before the command)"
+        )
+        self.problem = problem
+        self.variable = variable
 _NAME_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 """Control characters a spec's ``name`` may not hold (it is shown in terminals and logs:
 an escape sequence would reach the terminal raw), tab and newline included."""
@@ -192,9 +206,8 @@ def expand_variables(path: str, file: Path, allowed: tuple[str, ...] = ()) -> tu
         )
     missing = [n for n in names if not os.environ.get(n)]
     if missing:
-        raise DatasetError(
-            f"{file}: path {path!r} needs the environment variable {missing[0]}: set it to the "
-            f"folder of the data (e.g. {missing[0]}=/path/to/folder inspect eval ...)"
+        raise MissingFolder(
+            f"{file}: path {path!r} needs the environment variable {missing[0]}", missing[0]
         )
     expanded = _VARIABLE.sub(lambda m: os.environ[m.group(1)], path)
     if expanded.startswith("~"):
