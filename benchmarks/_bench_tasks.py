@@ -149,7 +149,10 @@ def weighted_digit() -> Scorer:
     and the distribution in the metadata (the fields, and their sizes, of the plugin's Score)."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        answer = state.output.completion
+        words = state.output.completion
+        # the reply rated first, then the judge's words (as the plugin's Score answer)
+        reply = state.input_text.rsplit("\nBOT: ", 1)[-1].split("\n\n\nEvaluation Form")[0]
+        answer = f"BOT: {reply}\n\njudge: {words}"
         logprobs = state.output.choices[0].logprobs if state.output.choices else None
         top = logprobs.content[0].top_logprobs if logprobs and logprobs.content else None
         mass = {k: 0.0 for k in range(1, 6)}
@@ -170,6 +173,7 @@ def weighted_digit() -> Scorer:
                 "method": "logprobs",
                 "distribution": {str(k): round(v, 6) for k, v in p.items()},
                 "score_token_mass": round(total, 6),
+                "grader_answer": words,
             },
         )
 

@@ -7,7 +7,8 @@ that complies with the rubric (score only, or reasoning then ``Score: N`` with `
 Inspect's own usage totals from the log are reported alongside.
 Target: ``logprobs`` makes one call with at most 2 output tokens per sample, the same
 cost as a plain integer score (``parse``), and a judge that rambles (writes 60 words
-before its score) costs at most the ``max_tokens`` bound per call.
+before its score) is cut at the bound and asked once again with room: two calls, each
+within its ``max_tokens`` bound (a cut answer is never read).
 
     python benchmarks/cost.py                     # the task's own generation settings
     python benchmarks/cost.py --max-tokens 2      # an explicit bound (--max-tokens)
@@ -151,7 +152,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if rambling is not None:
         bounds = [int(k) for k in rambling["request_max_tokens"] if k != "None"]
         rambling_bounded = bool(bounds) and (
-            rambling["calls_per_sample"] == 1
+            rambling["calls_per_sample"] <= 2
             and rambling["max_output_tokens_per_call"] <= max(bounds)
         )
     headers = [
@@ -183,7 +184,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     print(table(headers, rows))
     print(f"logprobs: 1 call, <= {MAX_OUTPUT_TOKENS} output tokens, same as parse: {meets}")
     if rambling is not None:
-        print(f"rambling judge: 1 call, output within the max_tokens bound: {rambling_bounded}")
+        print(f"rambling judge: asked once again, each call within its bound: {rambling_bounded}")
     payload = {
         "target": f"logprobs: 1 call and <= {MAX_OUTPUT_TOKENS} output tokens per sample "
         "(compliant judge), no more than parse",
