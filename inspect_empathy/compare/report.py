@@ -61,6 +61,16 @@ def headline_cell(row: pd.Series) -> str:
     return with_ci(row.get("somers_d_all"), row.get("somers_d_low"), row.get("somers_d_high"))
 
 
+ICC_HEADER = "ICC C/A"
+"""The judges table's ICC column, ICC(C,1) and ICC(A,1) in one cell (their CIs, and Kendall's
+tau, are in judges.csv), so the table fits a 1400-pixel window."""
+
+
+def icc_cell(row: pd.Series) -> str:
+    """A judge's ICC(C,1) and ICC(A,1) in one cell (``0.97 / 0.79``)."""
+    return f"{number(row.get('icc_c1'), 2)}/{number(row.get('icc_a1'), 2)}"
+
+
 def judges_display(comparison: JudgeComparison) -> Table:
     """The per-judge table as display strings (agreement columns only with human ratings)."""
     human = comparison.has_human
@@ -72,9 +82,9 @@ def judges_display(comparison: JudgeComparison) -> Table:
     headers += ["own replies left out"] if left_out else []
     headers.append("coverage")
     if human:
-        headers += [f"Spearman [95% CI] (common n={comparison.common})", "Kendall"]
-        headers += ["MAE [95% CI]", "QWK [95% CI]", "ICC(C,1) [95% CI]", "ICC(A,1) [95% CI]"]
-        headers += ["within-one", "Spearman own (n)"]
+        headers += [f"Spearman [95% CI] (common n={comparison.common})"]
+        headers += ["MAE [95% CI]", "QWK [95% CI]", ICC_HEADER]
+        headers += ["within one", "own ρ (n)"]
     headers += ["mean score", "length ρ", "share 3-4"]
     rows = []
     for _, r in comparison.judges.iterrows():
@@ -88,10 +98,8 @@ def judges_display(comparison: JudgeComparison) -> Table:
         row.append(percent(r["coverage"]))
         if human:
             row.append(with_ci(r["spearman"], r["spearman_low"], r["spearman_high"]))
-            row.append(number(r["kendall"]))
             row += [with_ci(r[k], r[f"{k}_low"], r[f"{k}_high"]) for k in ("mae", "qwk")]
-            row += [with_ci(r.get(k), r.get(f"{k}_low"), r.get(f"{k}_high"))
-                    for k in ("icc_c1", "icc_a1")]  # fmt: skip
+            row.append(icc_cell(r))
             row.append(number(r["within_one"]))
             row.append(f"{number(r['spearman_own'])} ({r['n_own']})")
         row += [number(r["mean_score"], 2)]
@@ -603,9 +611,9 @@ METHOD_NOTE = (
     "the share the judge orders as people did minus the share it orders the other way, "
     "over every rated dialog compared, a dialog the judge did not score counting as "
     "ordered the other way in each of its pairs (so skipping hard dialogs cannot raise it; "
-    "CI: 95% percentile bootstrap over dialogs). Spearman, Kendall, MAE and QWK are on the "
+    "CI: 95% percentile bootstrap over dialogs). Spearman, MAE, QWK and ICC are on the "
     "common set, the dialogs every judge scored and humans rated (n in the header); "
-    "'Spearman own' is on "
+    "'own ρ' (Spearman) is on "
     "the judge's own scored dialogs and is not comparable across judges of different "
     "coverage. Coverage: scored / dialogs, the dialogs the judge was to score: a published "
     "judge's ratings of its own model's replies that its spec leaves out (own_replies) are "
@@ -625,8 +633,8 @@ METHOD_NOTE = (
     "0.05 (the CIs are not adjusted). QWK, exact and within-one use scores rounded half up "
     "to 1-5. ICC(C,1) / ICC(A,1): intraclass correlations (two-way, McGraw & Wong) of the "
     "judge and the people's rating as two raters of each common dialog, consistency (a "
-    "constant offset is not held against the judge) and absolute agreement (it is); their "
-    "95% CIs are McGraw & Wong's F intervals, and judges.csv adds the average measures "
+    "constant offset is not held against the judge) and absolute agreement (it is); judges.csv "
+    "holds their 95% CIs (McGraw & Wong's F intervals) and the average measures "
     "ICC(C,k) / ICC(A,k). α: ordinal Krippendorff's alpha. Length ρ: Spearman of the score "
     "against the "
     "judged reply's length in words. Share 3-4: scores rounded to 3 or 4. Baselines "
