@@ -150,14 +150,14 @@ def load_tokenizers(folder: Path) -> tuple[dict[str, Counter], dict[str, str]]:
     return counters, notes
 
 
-def parser_verdict(answer: str, cot: bool) -> str:
+def parser_verdict(answer: str) -> str:
     """What inspect_empathy's parser makes of an answer ('4', 'refused: ...' or 'n/a')."""
     try:
         from inspect_empathy.judge._score_text import ScoreParseError, parse_score
     except ImportError:
         return "n/a"
     try:
-        return str(parse_score(answer, cot).score)
+        return str(parse_score(answer).score)
     except ScoreParseError as refused:
         return f"refused: {refused}"
 
@@ -168,7 +168,7 @@ def count(answers: list[tuple[str, bool]], counters: dict[str, Counter]) -> dict
         {
             "answer": answer,
             "cot": cot,
-            "parser": parser_verdict(answer, cot),
+            "parser": parser_verdict(answer),
             "tokens": {name: counter(answer) for name, counter in counters.items()},
         }
         for answer, cot in answers

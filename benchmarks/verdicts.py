@@ -38,7 +38,7 @@ def read(answer: dict[str, Any]) -> tuple[float | None, str | None]:
     choice = ChatCompletionChoice(
         message=ChatMessageAssistant(content=answer["text"]), stop_reason="stop"
     )
-    judged = judge_output(ModelOutput(model="judge", choices=[choice]), "parse", 1, answer["cot"])
+    judged = judge_output(ModelOutput(model="judge", choices=[choice]), "parse", 1)
     return judged.value, judged.reason
 
 

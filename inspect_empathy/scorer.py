@@ -594,7 +594,6 @@ def read_judgement(output: ModelOutput, request: JudgeRequest, options: JudgeOpt
         output,
         options.method,
         options.completions,
-        options.cot,
         options.low_mass,
         options.min_parsed,
         no_logprobs=request.no_logprobs,

@@ -205,7 +205,7 @@ def answer_region(text: str) -> str:
     return text[start:]
 
 
-def read_answer(choice: ChatCompletionChoice, cot: bool) -> Answer:
+def read_answer(choice: ChatCompletionChoice) -> Answer:
     """The answer region of a completion that may carry a score, or `NoAnswer` naming why
     it cannot: its stop (`stop_problem`), nothing after the reasoning, or an output that
     ends inside reasoning."""
@@ -235,9 +235,9 @@ def read_answer(choice: ChatCompletionChoice, cot: bool) -> Answer:
     return Answer(text=region, written=written, reasoning=reasoning, tokens=tokens)
 
 
-def verdict(answer: Answer, cot: bool) -> ScoreMatch:
+def verdict(answer: Answer) -> ScoreMatch:
     """The one verdict of an answer region (`parse_score`)."""
-    return parse_score(answer.text, cot)
+    return parse_score(answer.text)
 
 
 # -- logprob tokens ----------------------------------------------------------------------

@@ -124,7 +124,6 @@ def expected_score(distribution: dict[int, float]) -> float:
 
 def judge_logprobs(
     choice: ChatCompletionChoice,
-    cot: bool,
     low_mass: str = "keep",
     certain_if_dropped: bool = False,
     answer: Answer | None = None,
@@ -140,9 +139,9 @@ def judge_logprobs(
     has read it already.
     """
     if answer is None:
-        answer = read_answer(choice, cot)
+        answer = read_answer(choice)
     text = answer.written
-    match = verdict(answer, cot)
+    match = verdict(answer)
     if match.word:
         raise LogprobsMissing(
             f"the score is written as a word ({text[match.start : match.end]!r}); "
@@ -211,21 +210,21 @@ def _dropped_at(tokens: list[Logprob], text: str, match: ScoreMatch) -> bool:
     return False
 
 
-def _read_samples(choices: list[ChatCompletionChoice], cot: bool) -> tuple[list[int], list[str]]:
+def _read_samples(choices: list[ChatCompletionChoice]) -> tuple[list[int], list[str]]:
     """The valid scores of sampled completions, and why the others hold none."""
     parsed: list[int] = []
     failures: list[str] = []
     for choice in choices:
         try:
-            parsed.append(verdict(read_answer(choice, cot), cot).score)
+            parsed.append(verdict(read_answer(choice)).score)
         except ScoreParseError as ex:
             failures.append(str(ex))
     return parsed, failures
 
 
-def sampled_scores(choices: list[ChatCompletionChoice], cot: bool) -> list[int]:
+def sampled_scores(choices: list[ChatCompletionChoice]) -> list[int]:
     """The valid scores among sampled completions (as `judge_samples` reads them)."""
-    return _read_samples(choices, cot)[0]
+    return _read_samples(choices)[0]
 
 
 def unread_shift(read: int, drawn: int) -> float:
@@ -236,7 +235,6 @@ def unread_shift(read: int, drawn: int) -> float:
 
 def judge_samples(
     choices: list[ChatCompletionChoice],
-    cot: bool,
     n: int,
     min_parsed: float = MIN_PARSED,
     sampling: dict[str, Any] | None = None,
@@ -252,7 +250,7 @@ def judge_samples(
     if sampling is not None:
         n = min(n, int(sampling.get("drawn", n)))
     texts = [choice_text(c) for c in choices[:n]]
-    parsed, failures = _read_samples(choices[:n], cot)
+    parsed, failures = _read_samples(choices[:n])
     details: dict[str, Any] = {
         "n_requested": n,
         "n_received": len(texts),
@@ -296,7 +294,6 @@ def judge_output(
     output: ModelOutput,
     method: Method,
     completions: int,
-    cot: bool,
     low_mass: str = "keep",
     min_parsed: float = MIN_PARSED,
     no_logprobs: str | None = None,
@@ -313,7 +310,7 @@ def judge_output(
         reason = output.error or "the judge returned no completion"
         return Judgement(None, method, "", reason=reason)
     judgement = _judge_choices(
-        output, choices, method, completions, cot, low_mass, min_parsed, no_logprobs,
+        output, choices, method, completions, low_mass, min_parsed, no_logprobs,
         certain_if_dropped,
     )  # fmt: skip
     asked = (output.metadata or {}).get(ASKED_AGAIN)
@@ -327,7 +324,6 @@ def _judge_choices(
     choices: list[ChatCompletionChoice],
     method: Method,
     completions: int,
-    cot: bool,
     low_mass: str,
     min_parsed: float,
     no_logprobs: str | None,
@@ -335,17 +331,17 @@ def _judge_choices(
 ) -> Judgement:
     if method == "samples":
         sampling = (output.metadata or {}).get(SAMPLING_KEY)
-        return judge_samples(choices, cot, completions, min_parsed, sampling)
+        return judge_samples(choices, completions, min_parsed, sampling)
     choice = choices[0]
     try:
-        answer = read_answer(choice, cot)
+        answer = read_answer(choice)
     except NoAnswer as ex:
         return Judgement(None, method, choice_text(choice), reason=str(ex))
     text = answer.written
     fallback: str | None = no_logprobs if method == "auto" else None
     if method in ("logprobs", "auto") and fallback is None:
         try:
-            return judge_logprobs(choice, cot, low_mass, certain_if_dropped, answer)
+            return judge_logprobs(choice, low_mass, certain_if_dropped, answer)
         except LogprobsMissing as ex:
             if method == "logprobs":
                 return Judgement(None, "logprobs", text, reason=str(ex))
@@ -359,7 +355,7 @@ def _judge_choices(
                 return Judgement(None, "logprobs", text, reason=reason)
             fallback = reason
     try:
-        match = verdict(answer, cot)
+        match = verdict(answer)
     except ScoreParseError as ex:
         return Judgement(None, "parse", text, reason=str(ex))
     details: dict[str, Any] = {"parsed": match.score}

@@ -386,7 +386,7 @@ async def draw_sequentially(
             break
         choices.extend(added)
         asked += sum(ASKED_AGAIN in (more.metadata or {}) for more in outputs)
-        scores = sampled_scores(choices, request.cot)
+        scores = sampled_scores(choices)
         sd = posterior_sd(scores) if scores else float("inf")
         done = settled(scores, request.precision)
         if done and unread_shift(len(scores), len(choices)) <= MAX_SHIFT:

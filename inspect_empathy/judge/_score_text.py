@@ -115,9 +115,9 @@ _NOT_COUNTED = re.compile(
     r"stars?|points?|pts|because|since|as|given|for|on|out|of|or|to|and|but|though|rather"
     r"|not|at|if|unless|in|with|overall|sur|von|de|su|из|van|so|then|here|now|too|instead"
     r"|is|was|would|should|could|might|may|will|can|must|means|needs?|requires?|seems?"
-    r"|feels?|sounds?|fits?|looks?|works?|suits?|reflects?|captures?|matches|matches?"
-    r"|makes?|better|best|fair|fairer|right|seems|overall|feel|it|this|after|again|also|still"
-    r"|anyway|considering|[分点點점星]",
+    r"|feels?|sounds?|fits?|looks?|works?|suits?|reflects?|captures?|matches?|makes?"
+    r"|better|best|fair|fairer|right|it|this|after|again|also|still|anyway|considering"
+    r"|[分点點점星]",
     re.IGNORECASE,
 )
 """Words after a number that do not make it a count (a score unit, a reason, a verb)."""
@@ -178,13 +178,21 @@ def _numbering(lines: list[str]) -> list[int]:
 _PLURAL = re.compile(r"[^\W\d_]{2,}(?<![sui]s)(?<!'s)(?<!’s)s\b")
 
 
-def _counting(after: str) -> bool:
-    """A number that counts what follows it: a compound (``a 4-step plan``), or a noun in
-    the plural within its next three words (``2 exams``, ``5 more turns``, ``3 concrete
-    steps``); not a score's unit, reason or verb (``4 stars``, ``4 because``, ``a 5 feels
-    right``, ``upgraded to 4 after all``)."""
+def _worded(after: str) -> re.Match[str] | None:
+    """The word right after a number, where it is none of a score's units, reasons or verbs
+    (``a 5 minute break``): such a number is no verdict, though it may be a candidate."""
     word = _AFTER_WORD.match(after)
-    if not word or _NOT_COUNTED.fullmatch(word.group(word.lastindex or 1)):
+    if word is None or _NOT_COUNTED.fullmatch(word.group(word.lastindex or 1)):
+        return None
+    return word
+
+
+def _counting(word: re.Match[str] | None, after: str) -> bool:
+    """A number (followed by `_worded`'s ``word``) that counts what follows it: a compound
+    (``a 4-step plan``), or a noun in the plural within its next three words (``2 exams``,
+    ``5 more turns``, ``3 concrete steps``); not ``a 5 feels right``, ``upgraded to 4 after
+    all``."""
+    if word is None:
         return False
     if word.group(2) or word.group(3) or _QUANTITY.fullmatch(word.group(1) or ""):
         return True
@@ -193,13 +201,6 @@ def _counting(after: str) -> bool:
         _PLURAL.fullmatch(w) and not _NOT_COUNTED.fullmatch(w)
         for w in following.group().split()
     )
-
-
-def _worded(after: str) -> bool:
-    """A word follows the number that is none of a score's units, reasons or verbs (``a 5
-    minute break``): the number is no verdict, though it may be a candidate."""
-    word = _AFTER_WORD.match(after)
-    return bool(word) and not _NOT_COUNTED.fullmatch(word.group(word.lastindex or 1))
 
 
 _QUANTITY = re.compile(r"more|fewer|less|other|additional|extra|further|separate", re.I)
@@ -234,8 +235,8 @@ def _candidates(clean: str, text: str) -> tuple[list[_Candidate], bool]:
                 not before.strip() and above is not None and _LABEL.fullmatch(above.strip())
             )
             opens = bool(_OPENS.fullmatch(before))
-            counting = _counting(after)
             worded = _worded(after)
+            counting = _counting(worded, after)
             verdict = not (
                 _CONDITION_AFTER.match(after) or _CONDITION_BEFORE.search(before)
             ) and (
@@ -310,9 +311,9 @@ and a verdict is a function of the text alone."""
 
 
 @lru_cache(maxsize=PARSED_KEPT)
-def parse_score(text: str, cot: bool = False) -> ScoreMatch:
+def parse_score(text: str) -> ScoreMatch:
     """The judge's one verdict (see the module's docstring), or `ScoreParseError` naming why
-    there is none. ``cot`` (a reasoned answer) reads alike: one rule for every answer."""
+    there is none; a reasoned (``cot``) answer is read by the same rule."""
     if not text.strip():
         raise ScoreParseError("empty output: no score")
     clean = clean_text(text)

@@ -80,7 +80,7 @@ async def test_answers_with_a_score_and_logprobs_the_scorer_accepts(cot: bool) -
         [ChatMessageUser(content=prompt_for(WARM, cot))],
         config=GenerateConfig(logprobs=True, top_logprobs=20, temperature=0),
     )
-    judged = judge_output(output, "logprobs", 1, cot)
+    judged = judge_output(output, "logprobs", 1)
     raw, _ = lexicon_score(DialogView(USER, WARM))
     expected = sum(k * p for k, p in distribution(raw).items())
     assert judged.value == pytest.approx(expected)

@@ -189,7 +189,7 @@ def finished(content: str | list, logprobs: list[Logprob] | None = None) -> Chat
 
 
 def judged(choices: list[ChatCompletionChoice], method: str, cot: bool) -> tuple[float | None, str]:
-    out = judge_output(ModelOutput(model="judge", choices=choices), method, len(choices), cot)  # type: ignore[arg-type]
+    out = judge_output(ModelOutput(model="judge", choices=choices), method, len(choices))  # type: ignore[arg-type]
     return out.value, out.method
 
 
@@ -290,7 +290,7 @@ def test_the_weighted_score_is_the_answers_own_under_any_tokens(
     score = data.draw(st.sampled_from(sorted(top)))
     forms = COT_FORMS if cot else SCORE_ONLY_FORMS
     answer = forms[shape % len(forms)].format(s=score)
-    match = parse_score(answer, cot)
+    match = parse_score(answer)
     tokens = data.draw(tokenised(answer, match.start, match.end, top))
     expected = expected_score({k: top.get(k, 0.0) / sum(top.values()) for k in range(1, 6)})
     alone = judged([finished(answer, tokens)], "logprobs", cot)
@@ -374,7 +374,7 @@ def test_any_stop_outside_the_known_set_is_unscored(
         stop_reason=stop,
         logprobs=Logprobs(content=[t for t in tokens if t.token]),
     )
-    out = judge_output(ModelOutput(model="judge", choices=[choice, choice]), method, 2, False)  # type: ignore[arg-type]
+    out = judge_output(ModelOutput(model="judge", choices=[choice, choice]), method, 2)  # type: ignore[arg-type]
     assert out.value is None
     assert out.reason
 
@@ -675,7 +675,7 @@ def test_samples_are_scored_only_where_the_unread_cannot_move_the_mean_by_a_quar
         choices.append(ChatCompletionChoice(message=ChatMessageAssistant(content="Score: 4\n\nBu"),
                                             stop_reason="max_tokens"))  # fmt: skip
     n = len(choices)
-    out = judge_output(ModelOutput(model="judge", choices=choices), "samples", n, False)
+    out = judge_output(ModelOutput(model="judge", choices=choices), "samples", n)
     u = (n - len(read)) / n
     if 4 * u <= 0.25:
         assert out.value is not None and math.isclose(out.value, sum(read) / len(read))
@@ -688,7 +688,7 @@ def test_ten_fives_and_ten_unread_fours_are_unscored() -> None:
     """Issue 47, item 3: the unread half (Llama's "I would rate ... a 4." read before) is no
     longer averaged away; here the unread half is a sentence with two scores."""
     choices = [finished("5")] * 10 + [finished("A 4, or a 3 at first glance.")] * 10
-    out = judge_output(ModelOutput(model="judge", choices=choices), "samples", 20, False)
+    out = judge_output(ModelOutput(model="judge", choices=choices), "samples", 20)
     assert out.value is None and "10 of 20" in (out.reason or "")
 
 

@@ -63,7 +63,7 @@ def output(*choices: ChatCompletionChoice) -> ModelOutput:
 
 
 def test_issue_example_scores_4_2() -> None:
-    judged = judge_output(output(choice([("4", {"4": 0.6, "5": 0.3, "3": 0.1})])), "auto", 1, False)
+    judged = judge_output(output(choice([("4", {"4": 0.6, "5": 0.3, "3": 0.1})])), "auto", 1)
     assert judged.method == "logprobs"
     assert judged.value == pytest.approx(4.2)
     assert judged.distribution == pytest.approx({1: 0, 2: 0, 3: 0.1, 4: 0.6, 5: 0.3})
@@ -72,7 +72,7 @@ def test_issue_example_scores_4_2() -> None:
 def test_weights_are_renormalised_over_score_tokens() -> None:
     # 0.4 of the mass sits on non-score tokens; the rest renormalises to 0.5/0.25/0.25
     top = {"2": 0.3, "3": 0.15, "1": 0.15, "The": 0.3, "I": 0.1}
-    judged = judge_output(output(choice([("2", top)])), "logprobs", 1, False)
+    judged = judge_output(output(choice([("2", top)])), "logprobs", 1)
     assert judged.value == pytest.approx((0.15 * 1 + 0.3 * 2 + 0.15 * 3) / 0.6)
     assert judged.details["score_token_mass"] == pytest.approx(0.6)
 
@@ -96,7 +96,7 @@ def test_variant_tokens_of_one_score_are_summed() -> None:
 
 def test_score_token_is_found_after_a_label() -> None:
     tokens = [("Score", {"Score": 1.0}), (":", {":": 1.0}), (" 3", {" 3": 0.5, " 2": 0.5})]
-    judged = judge_output(output(choice(tokens)), "logprobs", 1, False)
+    judged = judge_output(output(choice(tokens)), "logprobs", 1)
     assert judged.value == pytest.approx(2.5)
 
 
@@ -107,27 +107,27 @@ def test_cot_uses_the_last_score_token_not_the_denominator() -> None:
         ("/", {"/": 1.0}),
         ("5", {"5": 1.0}),
     ]
-    judged = judge_output(output(choice(tokens)), "logprobs", 1, True)
+    judged = judge_output(output(choice(tokens)), "logprobs", 1)
     assert judged.value == pytest.approx(3.8)
 
 
 def test_logprobs_missing_is_unscored_in_logprobs_mode_and_parsed_in_auto() -> None:
     plain = ChatCompletionChoice(message=ChatMessageAssistant(content="4"), stop_reason="stop")
-    strict = judge_output(output(plain), "logprobs", 1, False)
+    strict = judge_output(output(plain), "logprobs", 1)
     assert strict.value is None and "no logprobs" in (strict.reason or "")
-    auto = judge_output(output(plain), "auto", 1, False)
+    auto = judge_output(output(plain), "auto", 1)
     assert auto.method == "parse" and auto.value == 4.0
     assert "no logprobs" in auto.details["logprobs_unavailable"]
 
 
 def test_unparseable_output_is_unscored_never_a_number() -> None:
-    judged = judge_output(output(choice([("7", {"7": 1.0})])), "auto", 1, False)
+    judged = judge_output(output(choice([("7", {"7": 1.0})])), "auto", 1)
     assert judged.value is None
     assert "outside 1-5" in (judged.reason or "")
 
 
 def test_no_choices_is_unscored() -> None:
-    judged = judge_output(ModelOutput(model="judge", choices=[]), "parse", 1, False)
+    judged = judge_output(ModelOutput(model="judge", choices=[]), "parse", 1)
     assert judged.value is None and judged.reason
 
 
@@ -142,19 +142,19 @@ def texts(*values: str) -> ModelOutput:
 
 def test_samples_mean_of_parsed_scores_with_failures_counted() -> None:
     answers = ("4", "5", "Score: 3", "4") * 4
-    judged = judge_output(texts(*answers, "maybe 4 or 5"), "samples", 17, False)
+    judged = judge_output(texts(*answers, "maybe 4 or 5"), "samples", 17)
     assert judged.value == pytest.approx(4.0)
     assert judged.details["n_parsed"] == 16 and judged.details["share_read"] == 0.9412
     assert len(judged.details["parse_failures"]) == 1
     assert judged.distribution == pytest.approx({1: 0, 2: 0, 3: 0.25, 4: 0.5, 5: 0.25})
     # one unread of five could move the mean by 0.8: unscored, with the reason
-    few = judge_output(texts("4", "5", "Score: 3", "maybe 4 or 5", "4"), "samples", 5, False)
+    few = judge_output(texts("4", "5", "Score: 3", "maybe 4 or 5", "4"), "samples", 5)
     assert few.value is None and "could move the mean by up to 0.80" in (few.reason or "")
 
 
 def test_samples_uses_at_most_n_choices_and_unscored_when_none_parse() -> None:
-    assert judge_output(texts("1", "5", "5"), "samples", 1, False).value == 1.0
-    judged = judge_output(texts("nope", "no"), "samples", 2, False)
+    assert judge_output(texts("1", "5", "5"), "samples", 1).value == 1.0
+    judged = judge_output(texts("nope", "no"), "samples", 2)
     assert judged.value is None and "none of 2" in (judged.reason or "")
 
 
@@ -198,9 +198,9 @@ def cut(text: str, cot: bool = False) -> ChatCompletionChoice:
 )
 def test_a_number_in_an_answer_cut_before_its_verdict_is_never_the_score(text: str) -> None:
     for method in ("auto", "parse"):
-        judged = judge_output(output(cut(text)), method, 1, False)  # type: ignore[arg-type]
+        judged = judge_output(output(cut(text)), method, 1)  # type: ignore[arg-type]
         assert judged.value is None and "cut off by max_tokens" in (judged.reason or ""), judged
-    sampled = judge_output(output(cut(text), cut(text)), "samples", 2, False)
+    sampled = judge_output(output(cut(text), cut(text)), "samples", 2)
     assert sampled.value is None
 
 
@@ -213,7 +213,7 @@ def test_a_cut_answer_is_never_read_even_a_closed_labelled_one(text: str) -> Non
     """Issue 47, item 2: ``Score: 4\n\n...but on reflection it never addresses the`` could end
     ``...lower it to 3.``: a cut answer is unscored with the remedy (the call is asked again
     upstream, `_judge_call._generate`)."""
-    judged = judge_output(output(cut(text)), "parse", 1, False)
+    judged = judge_output(output(cut(text)), "parse", 1)
     assert judged.value is None and "raise --max-tokens" in (judged.reason or "")
 
 
@@ -232,7 +232,7 @@ def test_a_cut_answer_that_a_continuation_could_overrule_is_not_read(text: str) 
     """An unlabelled opening number can be overruled by a label after it; a labelled one
     not closed by '.', '!', ';' or a line break can still become a draft or another scale."""
     for method in ("auto", "parse"):
-        judged = judge_output(output(cut(text)), method, 1, False)  # type: ignore[arg-type]
+        judged = judge_output(output(cut(text)), method, 1)  # type: ignore[arg-type]
         assert judged.value is None and "cut off by max_tokens" in (judged.reason or ""), judged
 
 
@@ -249,13 +249,13 @@ def test_a_cut_answer_that_a_continuation_could_overrule_is_not_read(text: str) 
 def test_cot_reasoning_that_names_another_score_is_ambiguous(text: str) -> None:
     """No label makes one of two different scores win (issue 47): the reasoning's ``a 5``
     and the labelled 4 leave the answer unscored."""
-    judged = judge_output(output(choice([], text)), "parse", 1, True)
+    judged = judge_output(output(choice([], text)), "parse", 1)
     assert judged.value is None and "several different scores (4, 5)" in (judged.reason or "")
 
 
 @pytest.mark.parametrize("text", ["4分", "得分4分", "评分：4", "得分：4分"])
 def test_cjk_score_words(text: str) -> None:
-    assert judge_output(output(choice([], text)), "parse", 1, False).value == 4
+    assert judge_output(output(choice([], text)), "parse", 1).value == 4
 
 
 def test_two_tokens_that_read_alike_both_count_exact_repeats_once() -> None:
@@ -286,7 +286,7 @@ def test_code_point_bytes_and_junk_bytes_never_crash() -> None:
         logprobs=Logprobs(content=tokens),
         stop_reason="stop",
     )
-    judged = judge_output(output(picked), "auto", 1, False)
+    judged = judge_output(output(picked), "auto", 1)
     assert judged.value == pytest.approx(3.8) and judged.method == "logprobs"
 
 
@@ -299,9 +299,9 @@ def test_a_certain_score_token_the_service_left_out_is_certain_only_where_it_doe
         logprobs=Logprobs(content=tokens),
         stop_reason="stop",
     )
-    certain = judge_output(output(picked), "logprobs", 1, False, certain_if_dropped=True)
+    certain = judge_output(output(picked), "logprobs", 1, certain_if_dropped=True)
     assert certain.value == 4.0 and certain.distribution == {1: 0, 2: 0, 3: 0, 4: 1, 5: 0}
-    assert judge_output(output(picked), "logprobs", 1, False).value is None
+    assert judge_output(output(picked), "logprobs", 1).value is None
 
 
 def test_too_long_for_the_judges_context_is_never_parsed() -> None:
@@ -309,7 +309,7 @@ def test_too_long_for_the_judges_context_is_never_parsed() -> None:
     refused = ChatCompletionChoice(
         message=ChatMessageAssistant(content=message), stop_reason="model_length"
     )
-    judged = judge_output(output(refused), "auto", 1, False)
+    judged = judge_output(output(refused), "auto", 1)
     assert judged.value is None and "too long for the judge's context" in (judged.reason or "")
     assert "max_turns" in (judged.reason or "")
 
@@ -318,7 +318,7 @@ def test_too_long_for_the_judges_context_is_never_parsed() -> None:
 def test_a_cut_answer_that_may_have_gone_on_to_change_its_score_is_not_read(text: str) -> None:
     """``Score: 4/`` may have become ``4/10``, ``3 or`` a range, ``3.`` a fraction."""
     for method in ("auto", "parse"):
-        judged = judge_output(output(cut(text)), method, 1, False)  # type: ignore[arg-type]
+        judged = judge_output(output(cut(text)), method, 1)  # type: ignore[arg-type]
         assert judged.value is None and "cut off by max_tokens" in (judged.reason or ""), judged
 
 
@@ -341,16 +341,16 @@ def test_logprobs_that_cannot_be_the_judges_own_are_not_weighed() -> None:
             logprobs=Logprobs(content=[token]),
             stop_reason="stop",
         )
-        assert judge_output(output(answer), "logprobs", 1, False).value is None
-        read = judge_output(output(answer), "auto", 1, False)
+        assert judge_output(output(answer), "logprobs", 1).value is None
+        read = judge_output(output(answer), "auto", 1)
         assert read.value == 4 and read.method == "parse"
 
 
 def test_a_short_top_logprobs_list_is_flagged_and_keeps_its_number() -> None:
     """One entry at p = 0.6: 0.4 of the probability is unlisted, where other scores may be."""
-    short = judge_output(output(choice([("4", {"4": 0.6})])), "logprobs", 1, False)
+    short = judge_output(output(choice([("4", {"4": 0.6})])), "logprobs", 1)
     assert short.value == 4.0
     assert short.details["short_list"] is True
     assert short.details["unlisted_mass"] == pytest.approx(0.4)
-    full = judge_output(output(choice([("4", {"4": 0.6, "5": 0.35})])), "logprobs", 1, False)
+    full = judge_output(output(choice([("4", {"4": 0.6, "5": 0.35})])), "logprobs", 1)
     assert "short_list" not in full.details

@@ -40,10 +40,10 @@ def test_the_table_is_there() -> None:
 def test_parse_table_row(answer: str, cot: bool, result: str) -> None:
     if result.startswith("refused: "):
         with pytest.raises(ScoreParseError) as refused:
-            parse_score(answer, cot)
+            parse_score(answer)
         assert result.removeprefix("refused: ") in str(refused.value)
     else:
-        match = parse_score(answer, cot)
+        match = parse_score(answer)
         assert match.score == int(result)
         # the position points at what wrote the score
         written = answer[match.start : match.end]
@@ -63,7 +63,7 @@ def test_first_of_equal_candidates_is_the_score_position() -> None:
 
 def test_cot_score_after_reasoning_numbers() -> None:
     text = "A four-step plan, 2 cues.\nScore: 5"
-    match = parse_score(text, cot=True)
+    match = parse_score(text)
     assert match.score == 5 and text[match.start] == "5" and match.start == len(text) - 1
 
 
