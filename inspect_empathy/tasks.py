@@ -287,15 +287,13 @@ def check_retry_inputs(
 
     recorded = retried_log_metadata()
     if recorded is not None:
-        runs, what = [recorded], "eval-retry: {} changed since the run being retried"
+        # a retried run's calibration map is the one its log records (`calibration.for_retry`)
+        runs, what, maps = [recorded], "eval-retry: {} changed since the run being retried", False
     else:
         folder, runs = eval_set_logs_metadata(task)
         source = (dataset or {}).get("source")
         runs = [r for r in runs if (r.get("dataset") or {}).get("source") == source]
-        what = "eval-set: {} changed since the logs in " + folder + " were written"
-    was_map = now_map = None
-    if calibration:
-        now_map = content_key(calibration)
+        what, maps = "eval-set: {} changed since the logs in " + folder + " were written", True
     for run in runs:
         pairs = [
             (f"the dataset {(dataset or {}).get('source', '')}",
@@ -303,10 +301,12 @@ def check_retry_inputs(
             (f"the rubric {rubric.get('source')}",
              (run.get("rubric") or {}).get("sha256"), rubric.get("sha256")),
         ]  # fmt: skip
-        if run.get("calibration") or calibration:
-            was_map = content_key(run["calibration"]) if run.get("calibration") else "none"
-            shown = (calibration or {}).get("file") or (run.get("calibration") or {}).get("file")
-            pairs.append((f"the calibration map {shown}", was_map, now_map or "none"))
+        was_map = run.get("calibration")
+        if maps and (was_map or calibration):
+            shown = (calibration or {}).get("file") or (was_map or {}).get("file")
+            pairs.append((f"the calibration map {shown}",
+                          content_key(was_map) if was_map else "none",
+                          content_key(calibration) if calibration else "none"))  # fmt: skip
         for name, was, now in pairs:
             if was and now and str(was) != str(now):
                 raise OptionError(
