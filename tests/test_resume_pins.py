@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from inspect_ai import eval, eval_retry, eval_set
 from inspect_ai.log import EvalLog
-from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from inspect_ai.model import get_model
+from kettle_judge import Judge
 
 from inspect_empathy import tasks
 from inspect_empathy.errors import OptionError
@@ -20,24 +21,9 @@ from inspect_empathy.judge._rubric import load_rubric
 FIXTURE = Path(__file__).parent / "fixtures" / "reliability" / "dialogs.jsonl"
 
 
-class Judge:
-    """Answers 3 and counts its calls; while ``broken``, fails every dialog but the kettle."""
-
-    def __init__(self) -> None:
-        self.calls, self.broken = 0, True
-
-    def __call__(self, messages, tools, tool_choice, config) -> ModelOutput:  # noqa: ANN001
-        self.calls += 1
-        if self.broken and "kettle" not in messages[-1].text:
-            raise RuntimeError("judge unreachable")
-        output = ModelOutput.from_content("mockllm/model", "3")
-        output.usage = ModelUsage(input_tokens=10, output_tokens=1, total_tokens=11)
-        return output
-
-
 def interrupted(tmp_path: Path, **args: Any) -> tuple[EvalLog, Judge, dict[str, Any]]:
     """A judge-mode log with one dialog scored and the others errored."""
-    judge = Judge()
+    judge = Judge(broken=True)
     options: dict[str, Any] = {"log_dir": str(tmp_path / "logs"), "display": "none"}
     [log] = eval(
         tasks.empathy(method="parse", **args),
@@ -92,7 +78,7 @@ def test_an_eval_set_resumed_after_the_dataset_changed_stops(tmp_path: Path) -> 
     the file as it was, it resumes and finishes."""
     path = edited_dataset(tmp_path)
     original = path.read_bytes()
-    judge = Judge()
+    judge = Judge(broken=True)
     model = get_model("mockllm/model", custom_outputs=judge)
 
     def run() -> tuple[bool, list[EvalLog]]:

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from inspect_ai import eval, eval_set
 from inspect_ai.log import EvalLog, read_eval_log
-from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from inspect_ai.model import get_model
+from kettle_judge import Judge
 
 from inspect_empathy import tasks
 from inspect_empathy._util.compat import PrerequisiteError
@@ -18,23 +19,6 @@ from inspect_empathy.errors import OptionError
 from inspect_empathy.stats.calibration import Calibration, CalibrationError, same_rubric
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "reliability" / "dialogs.jsonl"
-
-
-class Judge:
-    """A mock judge that answers 3, counts its calls, and fails while ``broken`` for every
-    dialog but the one about a kettle (an eval stopped by an error part way)."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-        self.broken = False
-
-    def __call__(self, messages, tools, tool_choice, config) -> ModelOutput:  # noqa: ANN001
-        self.calls += 1
-        if self.broken and "kettle" not in messages[-1].text:
-            raise RuntimeError("judge unreachable")
-        output = ModelOutput.from_content("mockllm/model", "3")
-        output.usage = ModelUsage(input_tokens=10, output_tokens=1, total_tokens=11)
-        return output
 
 
 def maps_in(log: EvalLog) -> set[str]:

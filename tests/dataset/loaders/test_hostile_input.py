@@ -279,10 +279,9 @@ def test_extra_cells_beyond_the_header_are_a_problem_with_the_line(tmp_path: Pat
 EPITOME = Path(__file__).parents[2] / "fixtures" / "loaders" / "epitome"
 
 
-def test_an_epitome_folder_member_that_leads_outside_is_refused(tmp_path: Path) -> None:
-    """A member of a dataset folder that is a symlink out of it is not read, not even with
-    ``on_invalid=skip`` (it was read: its line 3 was named in the error)."""
-    folder, outside = tmp_path / "corpus", tmp_path / "elsewhere"
+def epitome_leading_outside(folder: Path, outside: Path) -> str:
+    """``folder`` as a copy of the EPITOME fixture whose one member is a symlink to its copy in
+    ``outside``; that member's name."""
     folder.mkdir()
     outside.mkdir()
     for member in EPITOME.iterdir():
@@ -291,6 +290,14 @@ def test_an_epitome_folder_member_that_leads_outside_is_refused(tmp_path: Path) 
     (outside / name).write_bytes((EPITOME / name).read_bytes())
     (folder / name).unlink()
     (folder / name).symlink_to(outside / name)
+    return name
+
+
+def test_an_epitome_folder_member_that_leads_outside_is_refused(tmp_path: Path) -> None:
+    """A member of a dataset folder that is a symlink out of it is not read, not even with
+    ``on_invalid=skip`` (it was read: its line 3 was named in the error)."""
+    folder, outside = tmp_path / "corpus", tmp_path / "elsewhere"
+    name = epitome_leading_outside(folder, outside)
     for on_invalid in ("fail", "skip"):
         message = error(folder, on_invalid=on_invalid)
         assert f"explorations {name!r} reads {(outside / name).resolve()}, outside the folder" in (
@@ -307,14 +314,7 @@ def test_a_folder_member_leading_outside_is_named_by_the_spec_that_named_the_fol
     """Issue 48.12: under a spec (``path: data``), the refusal names the spec first, not only
     the folder it pointed at."""
     folder, outside = tmp_path / "data", tmp_path / "elsewhere"
-    folder.mkdir()
-    outside.mkdir()
-    for member in EPITOME.iterdir():
-        (folder / member.name).write_bytes(member.read_bytes())
-    name = "explorations-reddit.csv"
-    (outside / name).write_bytes((EPITOME / name).read_bytes())
-    (folder / name).unlink()
-    (folder / name).symlink_to(outside / name)
+    epitome_leading_outside(folder, outside)
     spec = tmp_path / "ep.yaml"
     spec.write_text("path: data\nformat: epitome\n", encoding="utf-8")
     message = error(spec)
