@@ -305,7 +305,10 @@ def _covering(spans: dict[int, tuple[int, int]], position: int) -> int | None:
 def answer_tokens_start(tokens: list[Logprob]) -> int:
     """Byte offset, in the tokens' joined bytes, where the answer may begin: after the last
     closing reasoning tag among the tokens (0 when there is none)."""
-    joined = b"".join(token_bytes(t) for t in tokens)
+    return _after_reasoning(b"".join(token_bytes(t) for t in tokens))
+
+
+def _after_reasoning(joined: bytes) -> int:
     closings = list(_CLOSING_BYTES.finditer(joined))
     return closings[-1].end() if closings else 0
 
@@ -368,11 +371,11 @@ def score_token_index(
     from the text, whose tokens some servers list) followed by the region. The token must
     be the score digit alone. Raises `LogprobsMissing` with the reason.
     """
-    begin = answer_tokens_start(tokens)
+    raws = [token_bytes(t) for t in tokens]
+    begin = _after_reasoning(b"".join(raws))
     chunks: list[tuple[int, bytes]] = []
     offset = 0
-    for index, token in enumerate(tokens):
-        raw = token_bytes(token)
+    for index, raw in enumerate(raws):
         chunks.append((index, _SPACE.sub(b"", raw[max(0, begin - offset) :])))
         offset += len(raw)
     written = text.encode("utf-8", "surrogatepass")
