@@ -283,7 +283,7 @@ def check_retry_inputs(
     model call (the resumed dialogs would be judged on the new file beside the others judged
     on the old; Inspect's own eval-set refusal names no file). An eval set's logs of another
     dataset file, and logs from before the hashes were recorded, are not checked."""
-    from .stats.calibration import content_key, eval_set_logs_metadata, retried_log_metadata
+    from ._util.rerun import eval_set_logs_metadata, retried_log_metadata
 
     recorded = retried_log_metadata()
     if recorded is not None:
@@ -303,6 +303,8 @@ def check_retry_inputs(
         ]  # fmt: skip
         was_map = run.get("calibration")
         if maps and (was_map or calibration):
+            from .stats.calibration import content_key
+
             shown = (calibration or {}).get("file") or (was_map or {}).get("file")
             pairs.append((f"the calibration map {shown}",
                           content_key(was_map) if was_map else "none",

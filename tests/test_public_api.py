@@ -11,7 +11,7 @@ import pytest
 import inspect_empathy
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("numpy", "scipy", "pandas", "matplotlib", "krippendorff")
+HEAVY = ("numpy", "scipy", "pandas", "pyarrow", "matplotlib", "krippendorff")
 
 IMPORTS = """
 import json, sys
@@ -40,6 +40,21 @@ def test_loading_the_plugin_imports_no_numpy_scipy_pandas_matplotlib(module: str
     # Inspect itself loads none of them (else this test would be about what we add)
     assert result["before"] == []
     assert result["after"] == []
+
+
+@pytest.mark.slow
+def test_a_judge_mode_run_imports_no_statistics_stack(tmp_path: Path) -> None:
+    """Building and running the task loads nothing the bare Inspect task does not: scipy,
+    pandas and pyarrow came in through the retry check's import of the calibration module,
+    costing every run about 100 MB and a second of CPU."""
+    code = (
+        "from inspect_ai import eval\n"
+        "from inspect_empathy import empathy\n"
+        f"eval(empathy(), model='empathy_baseline/lexicon', limit=5, display='none', "
+        f"log_dir={str(tmp_path)!r})"
+    )
+    result = loaded(code, setup="import inspect_ai")
+    assert [m for m in result["after"] if m != "numpy"] == []
 
 
 def test_package_and_cli_do_not_import_inspect() -> None:
