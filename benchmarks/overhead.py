@@ -4,12 +4,13 @@ Each eval runs in its own child process (peak RSS from ``os.wait4``); the two ta
 interleaved (bare, empathy, bare, empathy, ...) so that drift in machine load hits both
 alike. Ratios are empathy / bare from the same run: the ratio of the medians, and the
 median of the per-pair ratios (each empathy run against the bare run just before it).
-Target: wall time and peak RSS ratio <= 1.05.
+Target: CPU time and peak RSS ratio <= 1.02 against ``bare_weighted`` (Inspect alone,
+keeping the Score the plugin keeps).
 
     python benchmarks/overhead.py                      # 2,000 and 10,000 samples
     python benchmarks/overhead.py --sizes 200 --repeats 3
     python benchmarks/overhead.py --task empathy_response --sizes 2000   # response mode
-    python benchmarks/overhead.py --bare bare_weighted   # against Inspect keeping the same Score
+    python benchmarks/overhead.py --bare bare   # against a task keeping value and answer only
 
 ``--task empathy_response`` compares response mode (the model writes the reply, a grader
 rates it: two calls a sample) with ``bare_response`` in ``_bench_tasks.py``: ``generate()``
@@ -26,7 +27,7 @@ from typing import Any
 
 from _common import check, eval_args, median, run_child, table, write_dialogs_jsonl, write_results
 
-TARGET = 1.05
+TARGET = 1.02
 
 
 def run_eval(task: str, dataset: Path, model: str, connections: int, log_dir: Path) -> dict:
@@ -74,16 +75,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument(
         "--bare",
         default=None,
-        help="the Inspect-only task compared against: bare (default; bare_response for "
-        "empathy_response), or bare_weighted (its scorer keeps the weighted score with its "
-        "arithmetic as the explanation and the distribution as metadata, as the plugin does)",
+        help="the Inspect-only task compared against: bare_weighted (default; its scorer "
+        "keeps the weighted score with its arithmetic as the explanation and the distribution "
+        "as metadata, as the plugin does; bare_response for empathy_response), or bare (value "
+        "and answer only)",
     )
     parser.add_argument("--out", type=Path, default=None, help="results directory")
     parser.add_argument(
         "--name", default=None, help="results file name (default: overhead[_TASK])"
     )
     args = parser.parse_args(argv)
-    bare_task = args.bare or ("bare_response" if args.task == "empathy_response" else "bare")
+    bare_task = args.bare or (
+        "bare_response" if args.task == "empathy_response" else "bare_weighted"
+    )
     tasks = (bare_task, args.task)
 
     runs: list[dict[str, Any]] = []
@@ -120,7 +124,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     [e[key] / b[key] for b, e in zip(per_task[bare_task], per_task[args.task],
                                                      strict=True) if b[key]]
                 )  # fmt: skip
-            row["meets_target"] = row["ratio_wall_s"] <= TARGET and (
+            row["meets_target"] = row["ratio_cpu_s"] <= TARGET and (
                 row["ratio_peak_rss_mb"] <= TARGET
             )
             summary.append(row)
@@ -155,7 +159,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ]
     print(table(headers, rows))
     payload = {
-        "target": f"empathy/bare <= {TARGET} (wall time and peak RSS)",
+        "target": f"{args.task}/{bare_task} <= {TARGET} (CPU time and peak RSS)",
         "task": args.task,
         "bare_task": bare_task,
         "settings": {

@@ -40,12 +40,12 @@ def run_script(name: str, out: Path, *args: str) -> dict[str, Any]:
 def test_overhead_runs_both_tasks_on_the_same_samples(tmp_path: Path) -> None:
     result = run_script("overhead", tmp_path, "--sizes", "20", "--repeats", "1")
     assert [r["samples"] for r in result["summary"]] == [20]
-    assert sorted(r["task"] for r in result["runs"]) == ["bare", "empathy"]
+    assert sorted(r["task"] for r in result["runs"]) == ["bare_weighted", "empathy"]
     assert all(r["samples"] == 20 for r in result["runs"])
     assert all(r["peak_rss_mb"] > 0 and r["cpu_s"] > 0 for r in result["runs"])
     assert result["summary"][0]["ratio_wall_s"] > 0
     assert result["summary"][0]["pair_ratio_wall_s"] > 0
-    assert [r["task"] for r in result["runs"]] == ["bare", "empathy"]  # bare first, alternating
+    assert [r["task"] for r in result["runs"]] == ["bare_weighted", "empathy"]  # bare first
     assert result["machine"]["inspect_ai"] and result["settings"]["repeats"] == {"20": 1}
 
 
