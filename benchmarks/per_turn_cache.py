@@ -28,7 +28,8 @@ other conversation). "no minimum" drops the 1,024-token minimum and the 128-toke
 finds the fewest bot turns whose best case bills at most half the prompt tokens.
 
     python benchmarks/per_turn_cache.py                     # ESConv where present
-    python benchmarks/per_turn_cache.py --also c022a74      # and a revision's run
+    python benchmarks/per_turn_cache.py --also REV          # and a git revision's run
+    python benchmarks/per_turn_cache.py --latency 0.5 --no-one-connection --also REV
     python benchmarks/per_turn_cache.py --data synthetic --conversations 4
 """
 
@@ -334,6 +335,13 @@ def main() -> None:
     parser.add_argument("--conversations", type=int, default=40, help="synthetic data only")
     parser.add_argument("--also", nargs="*", default=[], help="git revisions to run too")
     parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument(
+        "--one-connection",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also run this checkout with --max-connections 1",
+    )
+    parser.add_argument("--name", default="per_turn_cache", help="results file name (no .json)")
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--source", default=str(ROOT), help=argparse.SUPPRESS)
@@ -347,10 +355,9 @@ def main() -> None:
         if data == "synthetic":
             data = str(Path(tmp) / "esconv_shaped.jsonl")
             write_conversations(Path(data), args.conversations)
-        runs = [
-            run("this checkout", str(ROOT), args, data, 0),
-            run("this checkout, one connection", str(ROOT), args, data, 1),
-        ]
+        runs = [run("this checkout", str(ROOT), args, data, 0)]
+        if args.one_connection:
+            runs.append(run("this checkout, one connection", str(ROOT), args, data, 1))
         for revision in args.also:
             source = Path(tmp) / revision
             source.mkdir()
@@ -413,7 +420,7 @@ def main() -> None:
         "command": " ".join(["python benchmarks/per_turn_cache.py", *sys.argv[1:]]),
     }
     write_results(
-        "per_turn_cache",
+        args.name,
         {"settings": settings, "runs": runs, "bounds": bounds, "by_turn": turns, "length": length},
         args.out,
     )
