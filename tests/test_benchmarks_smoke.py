@@ -194,3 +194,26 @@ def test_the_weighted_bare_task_keeps_the_score_the_plugin_keeps(tmp_path: Path)
         assert theirs.explanation == ours.explanation
         assert theirs.metadata == ours.metadata
         assert theirs.answer == ours.answer
+
+
+def test_per_turn_cache_reads_what_the_cache_rule_allows_and_compare_prices_it(
+    tmp_path: Path,
+) -> None:
+    args = ("--data", "synthetic", "--conversations", "2")
+    result = run_script("per_turn_cache", tmp_path, *args)
+    default, ordered = result["runs"]
+    best = result["bounds"]["best case"]
+    turns = result["settings"]["bot_turns"]
+    for run in (default, ordered):
+        assert run["status"] == "success" and run["scored_turns"] == run["calls"] == turns
+        assert run["inspect_input_tokens_cache_read"] == run["cached_tokens"]  # Inspect reads it
+        for d in (50, 90):  # compare's cost per scored dialog counts it at the cached price
+            assert run[f"compare_billed_per_turn_{d}"] == pytest.approx(run[f"billed_per_turn_{d}"])
+    # one connection: each turn sent after the one before it, so it reads the best case
+    assert ordered["max_in_flight"] == 1
+    assert ordered["cached_tokens"] == best["cached_tokens"] > 0
+    assert default["cached_tokens"] <= best["cached_tokens"]
+    shared, later = best["later_turns_sharing_all_but_the_tail"]
+    assert shared == later == turns - 2
+    assert best["billed_per_turn_90"] < best["billed_per_turn_50"] < best["input_per_turn"]
+    assert result["length"]["turns_for_half_50"] is None  # 50% off never halves the bill

@@ -9,6 +9,7 @@ import math
 from pathlib import Path
 
 import pytest
+from fake_servers import FakeServer
 from inspect_ai import eval
 
 from inspect_empathy.dataset._dataset import load_dialogs
@@ -19,6 +20,7 @@ from inspect_empathy.dataset.per_turn import (
     expand_turns,
 )
 from inspect_empathy.dialogs import HUMAN_KEY, DialogRecord, Turn
+from inspect_empathy.judge._rubric import bundled_rubrics, render_prompt
 from inspect_empathy.tasks import empathy, empathy_response
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "loaders"
@@ -131,3 +133,36 @@ def test_a_conversation_cut_by_limit_is_noted(tmp_path: Path) -> None:
                    log_dir=str(tmp_path / "w"), display="none", limit=4)  # fmt: skip
     assert whole.results is not None
     assert "conv_partial" not in whole.results.scores[0].metrics
+
+
+@pytest.mark.parametrize("cot", [False, True])
+@pytest.mark.parametrize("rubric", sorted(bundled_rubrics()))
+def test_each_turns_prompt_starts_with_the_previous_turns_all_but_the_rubrics_tail(
+    rubric: str, cot: bool, tmp_path: Path
+) -> None:
+    """What a service's prompt cache can read: turn k+1's prompt repeats turn k's up to the
+    end of its dialog, so only the rubric's text after the dialog is not shared."""
+    data = str(write_conversations(tmp_path / "c.jsonl", 2))
+    samples = list(load_dialogs(data).per_turn().as_prompts(cot, rubric))
+    tail = render_prompt("\x00", cot, rubric).split("\x00")[1]
+    for first, second in zip(samples, samples[1:], strict=False):
+        if first.metadata[CONVERSATION_KEY] == second.metadata[CONVERSATION_KEY]:  # type: ignore[index]
+            text = str(first.input)
+            assert str(second.input).startswith(text.removesuffix(tail))
+
+
+def test_a_claude_judge_of_a_per_turn_run_asks_for_the_prompt_cache_unless_told_not_to(
+    anthropic_server: FakeServer, tmp_path: Path
+) -> None:
+    """Inspect's Anthropic provider marks every prompt for the cache (``cache_control``) with
+    ``cache_prompt`` unset; a user's ``cache_prompt=false`` stops it."""
+    data = str(write_conversations(tmp_path / "c.jsonl", 1))
+    for config, marked in (({}, True), ({"cache_prompt": False}, False)):
+        anthropic_server.clear()
+        [log] = eval(empathy(dataset=data, per_turn=True), model="anthropic/claude-haiku-4-5",
+                     log_dir=str(tmp_path / str(marked)), display="none", **config)  # fmt: skip
+        assert log.status == "success" and anthropic_server.count() == 2
+        bodies = [request.body for request in anthropic_server.requests]
+        assert all(("cache_control" in json.dumps(body)) is marked for body in bodies)
+        if marked:
+            assert all(body["cache_control"] == {"type": "ephemeral"} for body in bodies)
