@@ -34,6 +34,13 @@ HUMAN_SCALE_KEY = "human_rating_scale"
 (one per file, not a list per sample); a list once read back from a log. Set with
 ``human_rating_raw`` where the data's scale is not 1-5 or the dialog has several raters."""
 
+CONVERSATION_KEY = "conversation"
+"""Sample metadata key of a per-turn sample (`dataset.per_turn`): the conversation's id."""
+CONVERSATION_TURNS_KEY = "conversation_turns"
+"""Sample metadata key of a per-turn sample: how many bot turns its conversation has."""
+CONVERSATION_RATING_KEY = "conversation_rating"
+"""Sample metadata key of a per-turn sample: the conversation's human rating on 1-5."""
+
 LEFT_OUT_KEY = "turns_left_out"
 """Sample metadata key: how many earlier turns ``max_turns`` left out."""
 
