@@ -45,7 +45,7 @@ from .._util.usage import (
     score_tally,
     usage_tally,
 )
-from ..dialogs import HUMAN_KEY, reply_words
+from ..dialogs import HUMAN_KEY, LABELLED_INPUT_KEY, reply_words, unlabelled_text
 from ..dialogs import rater_ratings as dialog_rater_ratings
 from ..judge._rubric import rubric_label
 from ..stats.metrics import UNCALIBRATED_KEY
@@ -242,14 +242,16 @@ def _words(text: str) -> str:
     return " ".join(text.split())
 
 
-def dialog_content(input: str | Sequence[Any]) -> str:
+def dialog_content(input: str | Sequence[Any], labelled: bool = False) -> str:
     """The judged dialog in one canonical form, whatever the judge-mode input.
 
     ``input`` is a logged sample's input: messages (Inspect's, or their JSON as an
     ``.eval`` file holds them) give ``user:`` / ``assistant:`` lines (consecutive
-    same-side turns joined); a rendered rubric prompt, or a rendered dialog on its own
-    (the default ``-T input=conversation``), gives the same from its ``USER:`` /
-    ``BOT:`` lines, so logs of one dataset match whichever ``-T input`` made them.
+    same-side turns joined; ``labelled``: a response-mode input whose messages open with
+    who speaks, `dialogs.LABELLED_INPUT_KEY`, read without the labels); a rendered rubric
+    prompt, or a rendered dialog on its own (the default ``-T input=conversation``), gives
+    the same from its ``USER:`` / ``BOT:`` lines, so logs of one dataset match whichever
+    ``-T input`` made them.
     """
     lines: list[list[str]] = []
     if isinstance(input, str):
@@ -273,6 +275,8 @@ def dialog_content(input: str | Sequence[Any]) -> str:
             role, text = _role_text(message)
             if role not in ("user", "assistant"):
                 continue
+            if labelled:
+                text = unlabelled_text(role, text)
             side = "user" if role == "user" else "bot"
             if lines and lines[-1][0] == side:
                 lines[-1][1] += " " + text
@@ -613,7 +617,7 @@ def _read_with(reader: Any, path: str, log: EvalLog) -> tuple[Rows, list[Record]
     for sample in _readable(reader, path):
         records.append(record(sample))
         error = sample.error
-        dialog = dialog_content(sample.input)
+        dialog = dialog_content(sample.input, bool(sample.metadata.get(LABELLED_INPUT_KEY)))
         last = _last_reply(dialog)
         words = _reply_words(sample)
         emotion = _text(sample.metadata.get("emotion"))
