@@ -156,7 +156,6 @@ def test_spec_file_by_task_argument(tmp_path: Path) -> None:
     )  # fmt: skip
     assert log.status == "success", log.error
     assert log.results is not None
-    values = {m: v.value for s in log.results.scores for m, v in s.metrics.items()}
     from inspect_empathy._util.summary import summary_lines
 
     assert f"{len(log.samples or [])} with human ratings" in summary_lines(log)[0]
