@@ -946,7 +946,12 @@ def _set_apart(info: pd.DataFrame, chosen: tuple[str, str], notes: list[str]) ->
                 f"the compared {label} has {fp}"
             )
         info.loc[index, "set_apart"] = why
-        notes.append(f"{row['log']}: set apart, not compared ({why})")
+        if row["mode"] == RESPONSE_MODE and mode == RESPONSE_MODE and not row["_unfinished"]:
+            # its chatbot is ranked (`reply_models`): only its grader's scores stay apart
+            notes.append(f"{row['log']}: its chatbot is ranked; its grader is not among the "
+                         f"judges compared ({why})")  # fmt: skip
+        else:
+            notes.append(f"{row['log']}: set apart, not compared ({why})")
     return info
 
 

@@ -39,6 +39,7 @@ def test_a_ranked_chatbots_log_is_never_said_to_be_set_apart(logs: Path) -> None
 
     comparison = compare_logs(logs, resamples=0)
     assert not any("set apart" in line for line in headline(comparison))
+    assert not any("not compared" in warning for warning in comparison.warnings)
     headers, rows = logs_display(comparison)
     compared = [row[headers.index("compared")] for row in rows]
     assert all(cell.startswith("yes") for cell in compared), compared
