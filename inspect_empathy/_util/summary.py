@@ -64,7 +64,7 @@ def _flags(metadata: dict[str, Any]) -> tuple[str, ...]:
     return (*flags, "fallback") if metadata.get("logprobs_unavailable") else flags
 
 
-@dataclass
+@dataclass(slots=True)
 class _Scored:
     """A sample's scored epochs under one scorer: the first's (as `empathy_mean` keeps its
     metadata) method and flags, and how many."""
