@@ -34,6 +34,13 @@ HUMAN_SCALE_KEY = "human_rating_scale"
 (one per file, not a list per sample); a list once read back from a log. Set with
 ``human_rating_raw`` where the data's scale is not 1-5 or the dialog has several raters."""
 
+CONVERSATION_KEY = "conversation"
+"""Sample metadata key of a per-turn sample (`dataset.per_turn`): the conversation's id."""
+CONVERSATION_TURNS_KEY = "conversation_turns"
+"""Sample metadata key of a per-turn sample: how many bot turns its conversation has."""
+CONVERSATION_RATING_KEY = "conversation_rating"
+"""Sample metadata key of a per-turn sample: the conversation's human rating on 1-5."""
+
 LEFT_OUT_KEY = "turns_left_out"
 """Sample metadata key: how many earlier turns ``max_turns`` left out."""
 
@@ -41,6 +48,33 @@ JUDGE_PROMPT_KEY = "judge_prompt"
 """Sample metadata key, True on judge-mode samples whose messages are the rubric prompt
 (the sample input itself with ``-T input=prompt``, or the `empathy_prompt` solver's swap),
 not a conversation."""
+
+LABELLED_INPUT_KEY = "labelled_input"
+"""Sample metadata key, True on response-mode samples whose input messages open with who
+speaks (`labelled_text`): the viewer shows an input as its messages' text alone, so the
+sample header's INPUT says ``USER:`` / ``BOT:`` as judge mode's does. The reply solver sends
+the messages without the labels (`unlabelled_text`)."""
+
+INPUT_LABELS = {"user": "USER: ", "assistant": "BOT: "}
+"""The label each chat role's message opens with in a labelled input."""
+
+
+def labelled_text(role: str, content: str, first: bool) -> str:
+    """A message's text in a labelled input: its label, and before it a line break unless it
+    is the first message (the viewer joins an input's messages with a space, so each turn
+    gets a line of its own)."""
+    return ("" if first else "\n") + INPUT_LABELS[role] + content
+
+
+def unlabelled_text(role: str, text: str) -> str:
+    """A labelled input message's own text (`labelled_text` undone); other text as it is."""
+    label = INPUT_LABELS.get(role)
+    if label is not None:
+        for prefix in (label, "\n" + label):
+            if text.startswith(prefix):
+                return text[len(prefix) :]
+    return text
+
 
 JUDGE_DIALOG_KEY = "judge_dialog"
 """Sample metadata key, True on judge-mode samples whose input is the dialog as ``USER:`` /

@@ -64,7 +64,6 @@ from .stats.metrics import (
     judge_agreement,
     judge_means,
     level_shares,
-    scoring_counts,
 )
 
 Aggregate = Literal["mean", "median"]
@@ -82,7 +81,6 @@ logger = logging.getLogger(__name__)
         level_shares(),
         judge_agreement(),
         judge_means(),
-        scoring_counts(),
         group_metrics(),
         human_ceiling(),
         self_consistency(),

@@ -22,9 +22,11 @@ from .dataset._samples import message_id
 from .dialogs import (
     JUDGE_DIALOG_KEY,
     JUDGE_PROMPT_KEY,
+    LABELLED_INPUT_KEY,
     RENDER_NOTES_KEY,
     TRANSCRIPT_KEY,
     ends_with_bot,
+    unlabelled_text,
 )
 from .errors import OptionError
 from .judge._geval import DEFAULT_COMPLETIONS, Method
@@ -172,17 +174,31 @@ def require_grader(role: str = "grader", hint: str | None = None) -> Solver:
 
 
 @solver
-def graded_generate(role: str = "grader", hint: str | None = None) -> Solver:
+def graded_generate(role: str = "grader", hint: str | None = None, required: bool = True) -> Solver:
     """Response mode's ``generate()``: fail the sample before the model replies when no
-    model is bound to ``role`` (as `require_grader`), then generate. One solver, so one
-    span in each sample's transcript instead of two."""
+    model is bound to ``role`` (as `require_grader`; not unless ``required``), then
+    generate, a labelled input's messages sent without their labels
+    (`dialogs.LABELLED_INPUT_KEY`): the model replies to the dialog as it was. One solver,
+    so one span in each sample's transcript instead of two."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        if model_roles().get(role) in (None, []):
+        if required and model_roles().get(role) in (None, []):
             raise PrerequisiteError(missing_grader_message(role, hint))
+        if (state.metadata or {}).get(LABELLED_INPUT_KEY):
+            state.messages = [_unlabelled(message) for message in state.messages]
         return await generate(state)
 
     return solve
+
+
+def _unlabelled(message: ChatMessage) -> ChatMessage:
+    """A message of a labelled input without its label (others as they are)."""
+    if message.role not in ("user", "assistant") or not isinstance(message.content, str):
+        return message
+    text = unlabelled_text(message.role, message.content)
+    if text == message.content:
+        return message
+    return message.model_copy(update={"content": text})
 
 
 @solver

@@ -8,7 +8,7 @@ from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import Dataset
 from inspect_ai.log import HeadlineMetric
 from inspect_ai.model import ModelRole, model_roles
-from inspect_ai.solver import Solver, generate
+from inspect_ai.solver import Solver
 from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 
 from ._util.compat import PrerequisiteError, active_model, loading_tasks
@@ -381,7 +381,9 @@ def empathy_response(
     """Response mode: the model under evaluation writes the reply; a grader rates it (1-5).
 
     Each dialog is cut before its last bot turn: the original reply is the sample's
-    target and its human rating stays in metadata as ``reference_rating``.
+    target and its human rating stays in metadata as ``reference_rating``. Each input
+    message opens with who speaks (``USER:``, ``BOT:``: the viewer shows an input as its
+    messages' text alone); the model replies to the messages without the labels.
     The reply is graded with the rubric by the model(s) bound to the ``grader``
     role (``--model-role grader=...``; several make a panel).
 
@@ -433,6 +435,7 @@ def empathy_response(
     )
     if per_turn:
         data = data.per_turn()
+    data = data.labelled_replies()  # the viewer's INPUT says who said what
     summary = skipped_summary(data)
     check_retry_inputs(summary, identity, provenance, "empathy_response")
     if group_by:
@@ -440,9 +443,9 @@ def empathy_response(
     solvers: list[Solver] = []
     if system_prompt:
         solvers.append(reply_system_prompt(system_prompt))
-    # without self-grading, one solver checks the grader before the model replies, then
-    # generates (one span a sample, not two)
-    solvers.append(generate() if self_grading else graded_generate(GRADER_ROLE, SELF_GRADING_HINT))
+    # one solver checks the grader (without self-grading) before the model replies, then
+    # generates on the messages without their labels (one span a sample, not two)
+    solvers.append(graded_generate(GRADER_ROLE, SELF_GRADING_HINT, required=not self_grading))
     return Task(
         dataset=data,
         solver=solvers,

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from inspect_ai import eval
 
-from inspect_empathy import empathy
+from inspect_empathy import empathy, empathy_response
 
 DIALOGS = Path(__file__).parent / "fixtures" / "viewer" / "dialogs.jsonl"
 JUDGE = "empathy_baseline/lexicon"
@@ -52,3 +52,34 @@ def test_samples_mode_answer_counts_every_draw(tmp_path: Path) -> None:
         counts = {int(k): int(n) for k, n in re.findall(r"(\d) ×(\d+)", summary)}
         assert counts == {k: drawn.count(k) for k in set(drawn)} and sum(counts.values()) == 6
         assert summary == score.metadata["grader_answer"]
+
+
+def dialogs() -> dict[str, list[dict[str, str]]]:
+    records = [json.loads(line) for line in DIALOGS.read_text("utf-8").splitlines() if line]
+    return {r["id"]: r["turns"] for r in records}
+
+
+@pytest.mark.parametrize("self_grading", [False, True], ids=["grader", "self-grading"])
+def test_response_mode_input_says_who_said_what(self_grading: bool, tmp_path: Path) -> None:
+    """The viewer shows an input as its messages' text joined by a space (its
+    ``inputString``): response mode's messages open with ``USER:`` / ``BOT:``, each turn on
+    a line of its own, while the chatbot gets the dialog as it was, without the labels."""
+    from inspect_empathy.compare.logs import dialog_content
+
+    roles = {} if self_grading else {"grader": JUDGE}
+    [log] = eval(empathy_response(dataset=str(DIALOGS), self_grading=self_grading),
+                 model="empathy_baseline/length", model_roles=roles, limit=4,
+                 log_dir=str(tmp_path), display="none")  # fmt: skip
+    assert log.status == "success", log.error
+    every = dialogs()
+    for sample in log.samples or []:
+        turns = every[str(sample.id)][:-1]  # the reply is the model's to write
+        shown = " ".join(message.text for message in sample.input)  # as the viewer joins them
+        labels = {"user": "USER", "assistant": "BOT"}
+        assert [line.strip() for line in shown.split("\n")] == [
+            f"{labels[t['role']]}: {t['content']}" for t in turns
+        ]
+        [call] = [e for e in sample.events if e.event == "model"][:1]
+        assert [(m.role, m.text) for m in call.input] == [(t["role"], t["content"]) for t in turns]
+        unlabelled = [{"role": t["role"], "content": t["content"]} for t in turns]
+        assert dialog_content(sample.input, True) == dialog_content(unlabelled)

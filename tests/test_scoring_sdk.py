@@ -558,8 +558,10 @@ def test_samples_need_a_minimum_share_of_valid_scores(
     assert scores["most"].value == pytest.approx(4.4)
     assert scores["most"].metadata["partial"] is True
     assert log.results is not None
-    metrics = {k: m.value for k, m in log.results.scores[0].metrics.items()}
-    assert metrics["partial"] == 1 and metrics["by_samples"] == 1 and metrics["scored"] == 1
+    from inspect_empathy._util.summary import summary_lines
+
+    [line] = summary_lines(log)
+    assert "1 of 2 samples scored (samples 1), 1 with human ratings; partial 1; 1 unscored" in line
     assert log.results.scores[0].unscored_samples == 1
 
 
@@ -664,7 +666,7 @@ def test_scorer_metrics_stay_with_the_scorer_in_a_suite(tmp_path: Path) -> None:
     by_scorer = {s.name: set(s.metrics) for s in log.results.scores}
     assert "accuracy" in by_scorer["includes"]
     assert not any("topic" in m for m in by_scorer["includes"])
-    assert {"mean", "scored", "mean(topic=work)", "mean(topic=home)"} <= by_scorer[
+    assert {"mean", "share_ge_4", "mean(topic=work)", "mean(topic=home)"} <= by_scorer[
         "empathy_scorer"
     ]
 
@@ -734,7 +736,10 @@ def test_terminal_summary_counts_unscored_and_methods(
     )
     output = " ".join((result.stdout + result.stderr).split())
     assert result.returncode == 0, output[-2000:]
-    assert "3 of 4 samples scored (parse 2, logprobs 1); fallback 2; 1 unscored" in output, output
+    assert (
+        "3 of 4 samples scored (parse 2, logprobs 1), 3 with human ratings; fallback 2; "
+        "1 unscored" in output
+    ), output
     assert "1 × several different scores" in output, output
     assert output.count("gave no usable logprobs") == 1
 

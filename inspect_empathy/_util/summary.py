@@ -1,9 +1,10 @@
-"""Lines at the end of each task: how the empathy scorer's samples were scored, and what
-its judge spent per scored dialog (`cost_lines`).
+"""Lines at the end of each task: how the empathy scorer's samples were scored, as whole
+numbers (`summary_lines`), and what its judge spent per scored dialog (`cost_lines`).
 
-Metrics never see unscored samples (Inspect excludes them), so the counts of
-unscored samples and their reasons are printed here, when a task ends, for every
-task that has an empathy scorer and any unscored, fallback, low-mass or partial sample.
+The counts are not metrics: Inspect prints every metric with three decimals (135 would
+read 135.000), and metrics never see unscored samples (Inspect excludes them). They are
+counted here from the samples, as each ends, and printed when the task ends, for every task
+that has an empathy scorer.
 """
 
 from __future__ import annotations
@@ -19,7 +20,12 @@ from typing import Any
 from inspect_ai.hooks import Hooks, RunEnd, SampleEnd, SampleStart, TaskEnd, TaskStart, hooks
 from inspect_ai.log import EvalLog, EvalSample
 
-from ..dialogs import HUMAN_KEY
+from ..dialogs import (
+    CONVERSATION_KEY,
+    CONVERSATION_RATING_KEY,
+    CONVERSATION_TURNS_KEY,
+    HUMAN_KEY,
+)
 from .usage import Key, Tally, is_empathy_scorer_name, model_calls, own_output, scorer_spent
 
 logger = logging.getLogger("inspect_empathy")
@@ -37,53 +43,159 @@ def _reason_kind(reason: str) -> str:
     return _DETAIL.sub("", reason).strip() or reason.strip()
 
 
+def _unscored(score: Any) -> bool:
+    return isinstance(score.value, float) and math.isnan(score.value)
+
+
 def unscored_reasons(sample: EvalSample) -> list[tuple[str, str]]:
     """(scorer, reason kind) for each empathy scorer that left this sample unscored."""
     found: list[tuple[str, str]] = []
     for name, score in (sample.scores or {}).items():
-        if not name.endswith("empathy_scorer"):
-            continue
-        if not (isinstance(score.value, float) and math.isnan(score.value)):
+        if not name.endswith("empathy_scorer") or not _unscored(score):
             continue
         reason = (score.metadata or {}).get("unscored_reason") or score.explanation
         found.append((name, _reason_kind(str(reason or "no reason recorded"))))
     return found
 
 
-def summary_lines(log: EvalLog, reasons: Counter[tuple[str, str]] | None = None) -> list[str]:
-    """For each empathy scorer in the log's results with something to report: one line
-    (``reasons``: unscored reasons seen per scorer, else read from the log's samples)."""
-    if reasons is None:
-        reasons = Counter(r for sample in log.samples or [] for r in unscored_reasons(sample))
-    lines: list[str] = []
+def _flags(metadata: dict[str, Any]) -> tuple[str, ...]:
+    """The flags of one scored epoch (`_FLAGS`, but ``conv_partial``)."""
+    flags = tuple(f for f in ("low_mass", "short_list", "partial") if metadata.get(f))
+    return (*flags, "fallback") if metadata.get("logprobs_unavailable") else flags
+
+
+@dataclass(slots=True)
+class _Scored:
+    """A sample's scored epochs under one scorer: the first's (as `empathy_mean` keeps its
+    metadata) method and flags, and how many."""
+
+    epoch: int
+    method: str
+    flags: tuple[str, ...]
+    epochs: int = 1
+
+
+@dataclass
+class Counts:
+    """What the end-of-task line counts, gathered from each sample (every epoch's) as it
+    ends (`ScoringSummary`), or from a log's samples (`Counts.of`)."""
+
+    reasons: Counter[tuple[str, str]] = field(default_factory=Counter)
+    """Unscored reasons per (scorer, reason kind), one per unscored epoch."""
+    rated: set[Any] = field(default_factory=set)
+    """The samples with a human rating."""
+    conversations: dict[Any, tuple[str, int | None, bool]] = field(default_factory=dict)
+    """A per-turn sample's conversation, its bot turns and whether it is rated."""
+    scored: dict[str, dict[Any, _Scored]] = field(default_factory=dict)
+    """Per empathy scorer, its scored samples."""
+
+    @classmethod
+    def of(cls, log: EvalLog) -> Counts:
+        counts = cls()
+        for sample in log.samples or []:
+            counts.add(sample)
+        return counts
+
+    def add(self, sample: EvalSample) -> None:
+        """Count one sample (one epoch of it)."""
+        metadata = sample.metadata or {}
+        if metadata.get(HUMAN_KEY) is not None:
+            self.rated.add(sample.id)
+        conversation = metadata.get(CONVERSATION_KEY)
+        if conversation is not None:
+            turns = metadata.get(CONVERSATION_TURNS_KEY)
+            self.conversations[sample.id] = (
+                str(conversation),
+                turns if isinstance(turns, int) and not isinstance(turns, bool) else None,
+                isinstance(metadata.get(CONVERSATION_RATING_KEY), int | float),
+            )
+        for name, score in (sample.scores or {}).items():
+            if not is_empathy_scorer_name(name):
+                continue
+            if _unscored(score):
+                reason = (score.metadata or {}).get("unscored_reason") or score.explanation
+                self.reasons[(name, _reason_kind(str(reason or "no reason recorded")))] += 1
+                continue
+            meta = score.metadata or {}
+            mine = self.scored.setdefault(name, {})
+            seen = mine.get(sample.id)
+            method = str(meta.get("method", "unknown"))
+            if seen is None:
+                mine[sample.id] = _Scored(sample.epoch, method, _flags(meta))
+                continue
+            seen.epochs += 1
+            if sample.epoch < seen.epoch:
+                seen.epoch, seen.method, seen.flags = sample.epoch, method, _flags(meta)
+
+    def figures(self, scorer: str) -> tuple[Counter[str], Counter[str], dict[str, int]]:
+        """A scorer's scored samples by method, its flags, and its other counts: ``rated``
+        (with a human rating), ``conversations`` and ``conversations_rated`` (per turn),
+        ``repeated`` (scored in two epochs or more: what self-consistency rests on)."""
+        mine = self.scored.get(scorer, {})
+        methods = Counter(s.method for s in mine.values())
+        flags = Counter(f for s in mine.values() for f in s.flags)
+        others = {
+            "rated": sum(1 for i in mine if i in self.rated),
+            "repeated": sum(1 for s in mine.values() if s.epochs >= 2),
+        }
+        turns: dict[str, tuple[int, int | None, bool]] = {}
+        for sample in mine:
+            if sample in self.conversations:
+                conversation, total, rated = self.conversations[sample]
+                done = turns.get(conversation, (0, total, rated))[0]
+                turns[conversation] = (done + 1, total, rated)
+        if turns:
+            others["conversations"] = len(turns)
+            others["conversations_rated"] = sum(1 for _, _, rated in turns.values() if rated)
+            partial = sum(1 for done, total, _ in turns.values() if total and done < total)
+            if partial:
+                flags["conv_partial"] = partial
+        return methods, flags, others
+
+
+def summary_lines(log: EvalLog, counts: Counts | None = None) -> list[str]:
+    """For each empathy scorer in the log's results, one line of whole numbers: its samples
+    scored, by method, with a human rating; per turn, the conversations; with epochs, the
+    samples scored in two or more; the flags; the unscored and their reasons.
+    ``counts``: gathered as the samples ended, else read from the log's samples."""
+    return [line for line, _ in scorer_lines(log, counts)]
+
+
+def scorer_lines(log: EvalLog, counts: Counts | None = None) -> list[tuple[str, bool]]:
+    """`summary_lines`, each with whether it says something is amiss (unscored samples or
+    flags): a warning, else information."""
+    if counts is None:
+        counts = Counts.of(log)
+    lines: list[tuple[str, bool]] = []
+    epochs = log.eval.config.epochs or 1
     for result in (log.results.scores if log.results else []) or []:
         if not result.name.endswith("empathy_scorer") and result.scorer != "empathy_scorer":
             continue
-        metrics = {name: m.value for name, m in result.metrics.items()}
-        scored = int(result.scored_samples or metrics.get("scored", 0) or 0)
+        methods, flags, others = counts.figures(result.name)
+        scored = int(result.scored_samples or 0)
         unscored = int(result.unscored_samples or 0)
-        flags = {f: int(metrics.get(f, 0)) for f in _FLAGS if metrics.get(f)}
-        if not unscored and not flags:
-            continue
-        by_method = sorted(
-            ((n.removeprefix("by_"), int(v)) for n, v in metrics.items() if n.startswith("by_")),
-            key=lambda item: -item[1],
-        )
-        methods = ", ".join(f"{name} {count}" for name, count in by_method if count)
         line = f"{result.name}{judged_by(log)}: {scored} of {scored + unscored} samples scored"
         if methods:
-            line += f" ({methods})"
-        if flags:
-            line += "; " + ", ".join(f"{name} {count}" for name, count in flags.items())
+            line += " (" + ", ".join(f"{m} {n}" for m, n in methods.most_common()) + ")"
+        if others["rated"]:
+            line += f", {others['rated']} with human ratings"
+        if "conversations" in others:
+            line += f"; {others['conversations']} conversations"
+            if others["conversations_rated"]:
+                line += f" ({others['conversations_rated']} rated)"
+        if epochs > 1 and others["repeated"]:
+            line += f"; {others['repeated']} scored in two epochs or more"
+        shown_flags = [(f, flags[f]) for f in _FLAGS if flags.get(f)]
+        if shown_flags:
+            line += "; " + ", ".join(f"{name} {count}" for name, count in shown_flags)
         if unscored:
-            mine = Counter({r: c for (n, r), c in reasons.items() if n == result.name})
+            mine = Counter({r: c for (n, r), c in counts.reasons.items() if n == result.name})
             shown = "; ".join(f"{count} × {reason}" for reason, count in mine.most_common(3))
-            epochs = log.eval.config.epochs or 1
             if shown and epochs > 1:
                 # the samples are dialogs (epochs reduced), the reasons are each epoch's
                 shown = f"reasons over the {epochs} epochs of each dialog: {shown}"
             line += f"; {unscored} unscored" + (f": {shown}" if shown else "")
-        lines.append(line)
+        lines.append((line, bool(unscored or shown_flags)))
     return lines
 
 
@@ -139,7 +251,8 @@ def cost_lines(log: EvalLog, calls: dict[Key, Tally] | None = None) -> list[str]
         cost = total.recorded_cost
         if not scored:
             lines.append(
-                head + f"{_calls(total.calls)}, {total.input} input"
+                head
+                + f"{_calls(total.calls)}, {total.input} input"
                 + (f" ({total.cache_read} cached)" if total.cache_read else "")
                 + f", {total.output} output, "
                 f"{total.reasoning} reasoning tokens"
@@ -230,12 +343,13 @@ def activate() -> None:
 
 
 class ScoringSummary(Hooks):
-    """Counts unscored reasons as samples end; prints `summary_lines` when a task ends.
+    """Counts the samples as they end (`Counts`); prints `summary_lines` and `cost_lines`
+    when a task ends.
 
     Registered (`activate`) only once an empathy scorer exists in the process."""
 
     def __init__(self) -> None:
-        self._reasons: dict[str, Counter[tuple[str, str]]] = {}
+        self._counts: dict[str, Counts] = {}
         self._calls: dict[str, dict[Key, Tally]] = {}
         self._tasks: dict[str, set[str]] = {}  # the tasks of each run not ended yet
 
@@ -253,17 +367,21 @@ class ScoringSummary(Hooks):
             done.all.add(data.sample.id)
             if (data.sample.metadata or {}).get(HUMAN_KEY) is not None:
                 done.rated.add(data.sample.id)
-        found = unscored_reasons(data.sample)
-        if found:
-            self._reasons.setdefault(data.eval_id, Counter()).update(found)
+        self._counts.setdefault(data.eval_id, Counts()).add(data.sample)
         add_calls(self._calls.setdefault(data.eval_id, {}), data.sample)
 
     async def on_task_end(self, data: TaskEnd) -> None:
         _done.pop(data.eval_id, None)
         self._tasks.get(data.run_id, set()).discard(data.eval_id)
-        reasons = self._reasons.pop(data.eval_id, None)
-        for line in summary_lines(data.log, reasons if reasons is not None else Counter()):
-            logger.warning(line)
+        counts = self._counts.pop(data.eval_id, None) or Counts()
+        if data.log.samples:
+            # the log holds every sample, those an eval-retry reused (no hook saw them) too
+            counts = Counts.of(data.log)
+        for line, amiss in scorer_lines(data.log, counts):
+            if amiss:
+                logger.warning(line)
+            else:
+                _say(line)
         for line in cost_lines(data.log, self._calls.pop(data.eval_id, {})):
             _say(line)
 
@@ -273,5 +391,5 @@ class ScoringSummary(Hooks):
         # when its run ends, whether the run succeeded or raised
         for eval_id in self._tasks.pop(data.run_id, set()):
             _done.pop(eval_id, None)
-            self._reasons.pop(eval_id, None)
+            self._counts.pop(eval_id, None)
             self._calls.pop(eval_id, None)

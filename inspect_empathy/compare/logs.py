@@ -45,7 +45,7 @@ from .._util.usage import (
     score_tally,
     usage_tally,
 )
-from ..dialogs import HUMAN_KEY, reply_words
+from ..dialogs import HUMAN_KEY, LABELLED_INPUT_KEY, reply_words, unlabelled_text
 from ..dialogs import rater_ratings as dialog_rater_ratings
 from ..judge._rubric import rubric_label
 from ..stats.metrics import UNCALIBRATED_KEY
@@ -87,6 +87,9 @@ class LoadedScores:
     """Response mode: mean score per reply model and grader, over every log read."""
     reply_scores: pd.DataFrame | None = None
     """Response mode: each reply model's score per dialog and grader (``replying``)."""
+    reply_spent: pd.DataFrame | None = None
+    """Response mode: what each reply model spent, per dataset and grader of its logs
+    (``replying.reply_spending``)."""
 
 
 def find_logs(sources: Iterable[LogSource]) -> list[str]:
@@ -242,14 +245,16 @@ def _words(text: str) -> str:
     return " ".join(text.split())
 
 
-def dialog_content(input: str | Sequence[Any]) -> str:
+def dialog_content(input: str | Sequence[Any], labelled: bool = False) -> str:
     """The judged dialog in one canonical form, whatever the judge-mode input.
 
     ``input`` is a logged sample's input: messages (Inspect's, or their JSON as an
     ``.eval`` file holds them) give ``user:`` / ``assistant:`` lines (consecutive
-    same-side turns joined); a rendered rubric prompt, or a rendered dialog on its own
-    (the default ``-T input=conversation``), gives the same from its ``USER:`` /
-    ``BOT:`` lines, so logs of one dataset match whichever ``-T input`` made them.
+    same-side turns joined; ``labelled``: a response-mode input whose messages open with
+    who speaks, `dialogs.LABELLED_INPUT_KEY`, read without the labels); a rendered rubric
+    prompt, or a rendered dialog on its own (the default ``-T input=conversation``), gives
+    the same from its ``USER:`` / ``BOT:`` lines, so logs of one dataset match whichever
+    ``-T input`` made them.
     """
     lines: list[list[str]] = []
     if isinstance(input, str):
@@ -273,6 +278,8 @@ def dialog_content(input: str | Sequence[Any]) -> str:
             role, text = _role_text(message)
             if role not in ("user", "assistant"):
                 continue
+            if labelled:
+                text = unlabelled_text(role, text)
             side = "user" if role == "user" else "bot"
             if lines and lines[-1][0] == side:
                 lines[-1][1] += " " + text
@@ -551,6 +558,12 @@ class Rows(dict[str, list[Any]]):
         super().__init__((name, []) for name in ROW_COLUMNS)
         self.repeats = ""
         """What the log holds more than once (`checks.Repeats.note`; "" for nothing)."""
+        self.replies: list[Tally | None] = []
+        """Response mode: what the reply model spent on each sample record (its calls
+        outside every empathy scorer; None without events), in record order."""
+        self.reply_spent: Tally | None = None
+        """Response mode: what the reply model spent on the log's samples, each counted
+        once (None where some sample has no events, or in judge mode)."""
 
     @property
     def count(self) -> int:
@@ -613,7 +626,7 @@ def _read_with(reader: Any, path: str, log: EvalLog) -> tuple[Rows, list[Record]
     for sample in _readable(reader, path):
         records.append(record(sample))
         error = sample.error
-        dialog = dialog_content(sample.input)
+        dialog = dialog_content(sample.input, bool(sample.metadata.get(LABELLED_INPUT_KEY)))
         last = _last_reply(dialog)
         words = _reply_words(sample)
         emotion = _text(sample.metadata.get("emotion"))
@@ -625,6 +638,11 @@ def _read_with(reader: Any, path: str, log: EvalLog) -> tuple[Rows, list[Record]
             reason = None if error is not None else "no empathy score"
             scores = [ScoreRow("", default_judge, math.nan, None, reason, {}, None)]
         calls = model_calls(sample.events) if sample.events is not None else None
+        if mode == RESPONSE_MODE:
+            # the chatbot's calls: the reply model's outside every empathy scorer's span
+            rows.replies.append(
+                calls.get((reply_model, None, None), Tally()) if calls is not None else None
+            )
         content = _hash(dialog)[:16] if mode == JUDGE_MODE else ""
         owners.extend([len(records) - 1] * len(scores))
         for row in scores:
@@ -696,6 +714,12 @@ def read_rows(path: str, log: EvalLog) -> Rows:
     if repeats.drop:
         rows.drop({i for i, owner in enumerate(owners) if owner in repeats.drop})
     rows.repeats = repeats.note()
+    if rows.replies:
+        kept = [t for i, t in enumerate(rows.replies) if i not in repeats.drop]
+        if all(t is not None for t in kept):
+            rows.reply_spent = Tally()
+            for tally in kept:
+                rows.reply_spent.add(tally)  # type: ignore[arg-type]
     suspect = [
         i
         for i, (score, human) in enumerate(zip(rows["score"], rows["human"], strict=True))
@@ -736,7 +760,25 @@ def _header(path: str, log: EvalLog, rows: Rows) -> dict[str, Any]:
         "task_version": str(log.eval.task_version).split("+")[0],
         "held": len(set(zip(rows["id"], rows["epoch"], strict=True))),
         "expected": _expected(log),
+        **_reply_spent(rows.reply_spent),
     }
+
+
+REPLY_SPENT = (
+    "reply_calls", "reply_input_tokens", "reply_output_tokens", "reply_reasoning_tokens",
+    "reply_cache_read_tokens", "reply_cache_write_tokens", "reply_recorded_cost",
+)  # fmt: skip
+"""A response-mode log's header columns: what its reply model spent on all its samples
+(`Rows.reply_spent`; NaN where not known)."""
+
+
+def _reply_spent(spent: Tally | None) -> dict[str, float]:
+    if spent is None:
+        return dict.fromkeys(REPLY_SPENT, math.nan)
+    cost = spent.recorded_cost
+    values = (spent.calls, spent.input, spent.output, spent.reasoning, spent.cache_read,
+              spent.cache_write, math.nan if cost is None else cost)  # fmt: skip
+    return dict(zip(REPLY_SPENT, map(float, values), strict=True))
 
 
 def _expected(log: EvalLog) -> int:
@@ -904,7 +946,12 @@ def _set_apart(info: pd.DataFrame, chosen: tuple[str, str], notes: list[str]) ->
                 f"the compared {label} has {fp}"
             )
         info.loc[index, "set_apart"] = why
-        notes.append(f"{row['log']}: set apart, not compared ({why})")
+        if row["mode"] == RESPONSE_MODE and mode == RESPONSE_MODE and not row["_unfinished"]:
+            # its chatbot is ranked (`reply_models`): only its grader's scores stay apart
+            notes.append(f"{row['log']}: its chatbot is ranked; its grader is not among the "
+                         f"judges compared ({why})")  # fmt: skip
+        else:
+            notes.append(f"{row['log']}: set apart, not compared ({why})")
     return info
 
 
@@ -1090,9 +1137,10 @@ def load_scores(
     finished = every["key"].isin(set(info.loc[~info["_unfinished"], "key"]))
     rows = every if finished.all() else every[finished]
     replies = reply_models(rows)
-    from .replying import reply_scores
+    from .replying import reply_scores, reply_spending
 
     per_reply = reply_scores(rows)
+    spent = reply_spending(rows, info)
     chosen = _choose_group(info[~info["_unfinished"]], rows, dataset, notes)
     info = _set_apart(info, chosen, notes)
     _name_older_versions(info, notes)
@@ -1137,7 +1185,7 @@ def load_scores(
     info = info.sort_values("created", kind="stable").reset_index(drop=True)
     return LoadedScores(
         samples=samples, logs=info[columns], warnings=notes, dataset=label, replies=replies,
-        reply_scores=per_reply,
+        reply_scores=per_reply, reply_spent=spent,
     )  # fmt: skip
 
 

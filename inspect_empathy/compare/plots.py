@@ -19,6 +19,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator  # noqa: E402
 
 from . import stats  # noqa: E402
 from .comparison import HUMAN, LEVELS, JudgeComparison  # noqa: E402
@@ -271,15 +272,24 @@ def differences(comparison: JudgeComparison, path: Path) -> Path | None:
 
 
 def length_scatter(comparison: JudgeComparison, path: Path) -> Path | None:
-    """Score against reply length (log scale) per judge and for the humans."""
+    """Score against reply length (log scale) per judge and for the humans: a panel for
+    each whose correlation is defined (a rater without one, e.g. replies all of one
+    length, has nothing to show), no plot when none is."""
     samples = comparison.samples.dropna(subset=["reply_words"])
     if samples.empty:
         return None
     bias = comparison.length_bias.set_index("rater")
-    raters = [*comparison.judge_names, *([HUMAN] if comparison.has_human else [])]
+    everyone = [*comparison.judge_names, *([HUMAN] if comparison.has_human else [])]
+    raters = [
+        rater
+        for rater in everyone
+        if rater in bias.index and math.isfinite(float(bias.loc[rater, "length_spearman"]))
+    ]
+    if not raters:
+        return None
     figure, axes = _panel_grid(len(raters), 4.2, 3.4, sharey=True)
-    colours = _colours(len(raters))
-    for index, (ax, rater) in enumerate(zip(axes, raters, strict=True)):
+    colours = _colours(len(everyone))  # each judge keeps its colour
+    for ax, rater in zip(axes, raters, strict=True):
         if rater == HUMAN:
             frame = samples.groupby(["dataset", "id"]).agg(
                 score=("human", "first"), reply_words=("reply_words", "first")
@@ -287,13 +297,13 @@ def length_scatter(comparison: JudgeComparison, path: Path) -> Path | None:
             colour = HUMAN_COLOUR
         else:
             frame = samples[samples["judge"] == rater]
-            colour = colours[index]
+            colour = colours[everyone.index(rater)]
         frame = frame.dropna(subset=["score"])
         ax.scatter(
             frame["reply_words"].clip(lower=1), frame["score"], s=12, alpha=0.6, color=colour
         )
-        ax.set_xscale("log")
-        rho = bias.loc[rater, "length_spearman"] if rater in bias.index else float("nan")
+        _length_axis(ax, frame["reply_words"].clip(lower=1))
+        rho = bias.loc[rater, "length_spearman"]
         ax.set_title(f"{_short(rater, 40)}\nρ(score, words)={rho:.2f}", fontsize=10)
         ax.set_xlabel("reply length (words)")
         ax.set_ylabel("score")
@@ -301,6 +311,20 @@ def length_scatter(comparison: JudgeComparison, path: Path) -> Path | None:
         ax.grid(alpha=0.3)
     figure.suptitle("Length bias: score against reply length")
     return _save(figure, path)
+
+
+def _length_axis(ax: Axes, words: Any) -> None:
+    """Reply lengths on a log scale labelled 1, 2, 5, 10, 20, ... in plain numbers; lengths
+    within one decade on a linear scale (a log scale labels each of its minor ticks there,
+    one on top of the next)."""
+    low, high = float(words.min()), float(words.max())
+    if high < 10 * low:
+        return
+    ax.set_xscale("log")
+    plain = FuncFormatter(lambda value, _: f"{value:g}")
+    ax.xaxis.set_major_formatter(plain)
+    ax.xaxis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
+    ax.xaxis.set_minor_formatter(plain)
 
 
 def emotion_heatmap(comparison: JudgeComparison, path: Path) -> Path | None:

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
+    from .prices import Prices
+
 GE_4 = 3.5
 """A score counts as >= 4 when it rounds (half up) to 4 or 5."""
 GROUP = ["dataset", "grader"]
@@ -43,16 +45,52 @@ def reply_scores(rows: pd.DataFrame) -> pd.DataFrame | None:
     return table.drop(columns=["dialog"])
 
 
+SPENT = ("calls", "input_tokens", "output_tokens", "reasoning_tokens", "cache_read_tokens",
+         "cache_write_tokens")  # fmt: skip
+"""What a reply model spent (`reply_spending`), beside its ``recorded_cost``."""
+
+
+def reply_spending(rows: pd.DataFrame, logs: pd.DataFrame) -> pd.DataFrame | None:
+    """Per response-mode dataset, grader and reply model: what the reply model spent in the
+    logs of that grader (each log's header, `logs.REPLY_SPENT`: its calls outside every
+    empathy scorer, on all the log's samples), summed over the logs; NaN where a log says
+    nothing (no events), ``recorded_cost`` NaN unless Inspect priced every call. The
+    grader's own calls are the judges' (``cost_columns``). None without response-mode rows."""
+    import pandas as pd
+
+    response = rows[rows["mode"] == "response"]
+    if response.empty:
+        return None
+    pairs = response[["key", "dataset", "judge_model", "reply_model"]].drop_duplicates()
+    spent = logs.set_index("key")[[f"reply_{name}" for name in (*SPENT, "recorded_cost")]]
+    spent.columns = [*SPENT, "recorded_cost"]
+    merged = pairs.join(spent, on="key").drop(columns=["key"])
+    table = merged.groupby(["dataset", "judge_model", "reply_model"], sort=True).agg(
+        # NaN where any of the logs does not know (sum(min_count) would hide it)
+        lambda values: float(values.sum()) if values.notna().all() else float("nan")
+    )
+    return pd.DataFrame(table.reset_index()).rename(columns={"judge_model": "grader"})
+
+
 def _draws(n: int, resamples: int, seed: int) -> np.ndarray:
     import numpy as np
 
     return np.random.default_rng(seed).integers(0, n, size=(resamples, n))
 
 
-def reply_table(scores: pd.DataFrame, resamples: int, seed: int) -> pd.DataFrame:
+def reply_table(
+    scores: pd.DataFrame,
+    resamples: int,
+    seed: int,
+    spent: pd.DataFrame | None = None,
+    prices: Prices | None = None,
+) -> pd.DataFrame:
     """Per dataset, grader and reply model: dialogs, scored, mean score and share >= 4 with
     95% percentile-bootstrap CIs over the scored dialogs; ``rank`` by mean within the
-    grader (1 = highest)."""
+    grader (1 = highest). With ``spent`` (`reply_spending`), what the reply model spent per
+    scored dialog (``reply_calls_per_dialog``, ``reply_tokens_per_dialog``: input + output,
+    ``reply_cost_per_dialog``: at ``prices`` where the file prices the model, else what
+    Inspect recorded); the grader's spending is the judges' table's."""
     import pandas as pd
 
     from .stats import percentile_interval, seed_for
@@ -78,13 +116,50 @@ def reply_table(scores: pd.DataFrame, resamples: int, seed: int) -> pd.DataFrame
             share_ci = percentile_interval((drawn >= GE_4).mean(axis=1))
         row["mean_low"], row["mean_high"] = mean_ci
         row["share_ge_4_low"], row["share_ge_4_high"] = share_ci
+        row |= _spent_per_dialog(spent, (dataset, grader, model), len(x), prices)
         rows.append(row)
     table = pd.DataFrame(rows)
     table = table.sort_values([*GROUP, "mean_score"], ascending=[True, True, False])
     table["rank"] = table.groupby(GROUP).cumcount() + 1
     columns = ["dataset", "grader", "rank", "reply_model", "dialogs", "scored", "mean_score"]
     columns += ["mean_low", "mean_high", "share_ge_4", "share_ge_4_low", "share_ge_4_high"]
+    columns += list(SPENT_COLUMNS)
     return table[columns].reset_index(drop=True)
+
+
+SPENT_COLUMNS = ("reply_calls_per_dialog", "reply_input_tokens_per_dialog",
+                 "reply_output_tokens_per_dialog", "reply_tokens_per_dialog",
+                 "reply_cost_per_dialog")  # fmt: skip
+"""`reply_table`'s columns of what the reply model spent per scored dialog."""
+
+
+def _spent_per_dialog(
+    spent: pd.DataFrame | None, key: tuple[Any, Any, Any], scored: int, prices: Prices | None
+) -> dict[str, float]:
+    """A reply model's `SPENT_COLUMNS`: what it spent in the grader's logs over the dialogs
+    scored (every sample it replied to was billed, scored or not)."""
+    nan = math.nan
+    out = dict.fromkeys(SPENT_COLUMNS, nan)
+    if spent is None or not scored:
+        return out
+    dataset, grader, model = key
+    mine = (spent["dataset"] == dataset) & (spent["grader"] == grader)
+    found = spent[mine & (spent["reply_model"] == model)]
+    if found.empty:
+        return out
+    s = found.iloc[0]
+    out["reply_calls_per_dialog"] = s["calls"] / scored
+    out["reply_input_tokens_per_dialog"] = s["input_tokens"] / scored
+    out["reply_output_tokens_per_dialog"] = s["output_tokens"] / scored
+    out["reply_tokens_per_dialog"] = (s["input_tokens"] + s["output_tokens"]) / scored
+    price = prices.models.get(str(model)) if prices is not None else None
+    if price is not None and math.isfinite(s["input_tokens"]):
+        cost = price.cost(s["input_tokens"], s["output_tokens"], s["reasoning_tokens"],
+                          s["cache_read_tokens"], s["cache_write_tokens"])  # fmt: skip
+    else:
+        cost = s["recorded_cost"]
+    out["reply_cost_per_dialog"] = float(cost) / scored
+    return out
 
 
 def reply_pairs(scores: pd.DataFrame, resamples: int, seed: int) -> pd.DataFrame:
@@ -168,9 +243,23 @@ def reply_pairs_display(comparison: Any) -> tuple[list[str], list[list[str]]]:
     return headers, rows
 
 
+def _spent_clause(row: Any, significant: Any) -> str:
+    """``, 41 tokens a reply`` (and ``, cost 0.0012``): what the reply model spent per
+    scored dialog, where the logs say."""
+    tokens = row.get("reply_tokens_per_dialog", math.nan)
+    if not isinstance(tokens, float | int) or not math.isfinite(tokens):
+        return ""
+    clause = f", {tokens:,.0f} tokens a reply"
+    cost = row.get("reply_cost_per_dialog", math.nan)
+    if isinstance(cost, float | int) and math.isfinite(cost):
+        clause += f", cost {significant(cost)}"
+    return clause
+
+
 def reply_findings(comparison: Any) -> list[str]:
-    """Response mode in a sentence per grader: the reply models by mean score, with CIs."""
-    from .formats import percent, with_ci
+    """Response mode in a sentence per grader: the reply models by mean score, with CIs,
+    and what a reply cost each (tokens, and the cost where known)."""
+    from .formats import percent, significant, with_ci
 
     table = comparison.replies
     if table is None or "mean_low" not in table:
@@ -179,7 +268,7 @@ def reply_findings(comparison: Any) -> list[str]:
     for (dataset, grader), group in table.groupby(GROUP, sort=True):
         shown = "; ".join(
             f"{r['reply_model']} {with_ci(r['mean_score'], r['mean_low'], r['mean_high'], 2)}"
-            f" (≥ 4: {percent(r['share_ge_4'])})"
+            f" (≥ 4: {percent(r['share_ge_4'])}{_spent_clause(r, significant)})"
             for _, r in group.iterrows()
         )
         lines.append(f"Reply models graded by {grader} on {dataset} (mean score): {shown}.")

@@ -165,7 +165,10 @@ def cost_lines(comparison: JudgeComparison) -> list[str]:
         parts.append(text)
     if not parts:
         return []
-    return ["Spent per scored dialog: " + "; ".join(parts) + "."]
+    # chatbots compared: the judges are their graders, whose spending is not the chatbots'
+    chatbots = comparison.replies is not None and not comparison.replies.empty
+    who = "The grader spent" if chatbots else "Spent"
+    return [f"{who} per scored dialog: " + "; ".join(parts) + "."]
 
 
 def calibrated_display(comparison: JudgeComparison) -> Table:
@@ -319,12 +322,18 @@ def emotion_display(comparison: JudgeComparison) -> Table:
 
 
 def replies_display(comparison: JudgeComparison) -> Table:
-    """Response mode: the reply models side by side per grader."""
+    """Response mode: the reply models side by side per grader, with what each reply model
+    itself spent per scored dialog (its calls, input + output tokens, and the cost where
+    known; the grader's is in the judges' cost table)."""
     headers = ["dataset", "grader", "rank", "reply model", "dialogs", "scored"]
-    headers += ["mean score [95% CI]", "share ≥ 4 [95% CI]"]
+    headers += ["mean score [95% CI]", "share ≥ 4 [95% CI]", "calls/ reply", "tok/ reply"]
     frame = comparison.replies if comparison.replies is not None else pd.DataFrame()
-    rows = [
-        [
+    costs = frame["reply_cost_per_dialog"] if "reply_cost_per_dialog" in frame else None
+    priced = costs is not None and bool(costs.notna().any())
+    headers += ["cost/ reply"] if priced else []
+    rows = []
+    for _, r in frame.iterrows():
+        row = [
             str(r["dataset"]),
             str(r["grader"]),
             str(r.get("rank", DASH)),
@@ -333,9 +342,12 @@ def replies_display(comparison: JudgeComparison) -> Table:
             str(r["scored"]),
             with_ci(r["mean_score"], r.get("mean_low"), r.get("mean_high"), 2),
             with_ci(r["share_ge_4"], r.get("share_ge_4_low"), r.get("share_ge_4_high"), 2),
+            number(r.get("reply_calls_per_dialog"), 1),
+            number(r.get("reply_tokens_per_dialog"), 0),
         ]
-        for _, r in frame.iterrows()
-    ]
+        if priced:
+            row.append(significant(r.get("reply_cost_per_dialog")))
+        rows.append(row)
     return headers, rows
 
 

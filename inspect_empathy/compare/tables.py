@@ -474,7 +474,7 @@ def build_comparison(
         from .replying import reply_pairs as pairs_of_replies
         from .replying import reply_table
 
-        replies = reply_table(loaded.reply_scores, resamples, seed)
+        replies = reply_table(loaded.reply_scores, resamples, seed, loaded.reply_spent, prices)
         reply_pairs = pairs_of_replies(loaded.reply_scores, resamples, seed)
     return JudgeComparison(
         reply_pairs=reply_pairs,

@@ -111,6 +111,7 @@ class DialogDataset(Dataset):
         prompt_cot: bool | None = None,
         prompt_rubric: str | None = None,
         judge_text: bool = False,
+        labelled: bool = False,
     ) -> None:
         self._records: list[DialogRecord | None] = records  # type: ignore[assignment]
         self._samples: list[Sample | None] = (
@@ -125,6 +126,7 @@ class DialogDataset(Dataset):
         self.prompt_cot = prompt_cot
         self.prompt_rubric = prompt_rubric
         self.judge_text = judge_text
+        self.labelled = labelled
         self._rated: int | None = None
 
     @property
@@ -189,6 +191,7 @@ class DialogDataset(Dataset):
                 self.prompt_cot,
                 self.prompt_rubric,
                 self.judge_text,
+                self.labelled,
             )
             self._samples[index] = sample
             if self.prompt_cot is not None or self.judge_text:
@@ -211,6 +214,7 @@ class DialogDataset(Dataset):
             self.prompt_cot,
             self.prompt_rubric,
             self.judge_text,
+            self.labelled,
         )
 
     def per_turn(self) -> DialogDataset:
@@ -227,6 +231,25 @@ class DialogDataset(Dataset):
             location=self._location,
             shuffled=self._shuffled,
             load_report=self.load_report,
+            labelled=self.labelled,
+        )
+
+    def labelled_replies(self) -> DialogDataset:
+        """The same response-mode dialogs with each input message opening with who speaks
+        (``USER: ``, ``BOT: ``; metadata ``labelled_input: True``), so the viewer's sample
+        header shows who said what; the `empathy_response` task's reply solver sends the
+        messages without the labels."""
+        if not self.cut_reply:
+            raise ValueError("labelled replies are response mode's: with cut_reply only")
+        return DialogDataset(
+            list(self._records),  # type: ignore[arg-type]
+            cut_reply=True,
+            max_turns=self.max_turns,
+            name=self._name,
+            location=self._location,
+            shuffled=self._shuffled,
+            load_report=self.load_report,
+            labelled=True,
         )
 
     def as_prompts(self, cot: bool = False, rubric: str | None = None) -> DialogDataset:

@@ -17,6 +17,7 @@ from ..dialogs import (
     HUMAN_SCALE_KEY,
     JUDGE_DIALOG_KEY,
     JUDGE_PROMPT_KEY,
+    LABELLED_INPUT_KEY,
     LEFT_OUT_KEY,
     REFERENCE_RATING_KEY,
     REPLY_WORDS_KEY,
@@ -25,6 +26,7 @@ from ..dialogs import (
     DialogRecord,
     Turn,
     ends_with_bot,
+    labelled_text,
     normalise_rating,
     reply_words,
     truncate_turns,
@@ -62,11 +64,14 @@ class _MessageIds:
 message_id = _MessageIds()
 
 
-def turn_message(turn: Turn) -> ChatMessage:
-    """A chat message for a turn: user, or assistant for the bot."""
+def turn_message(turn: Turn, labelled: bool = False, first: bool = True) -> ChatMessage:
+    """A chat message for a turn: user, or assistant for the bot; ``labelled``: its text opens
+    with who speaks (`dialogs.labelled_text`)."""
     if turn.role == "user":
-        return ChatMessageUser(content=turn.content, id=message_id())
-    return ChatMessageAssistant(content=turn.content, id=message_id())
+        content = labelled_text("user", turn.content, first) if labelled else turn.content
+        return ChatMessageUser(content=content, id=message_id())
+    content = labelled_text("assistant", turn.content, first) if labelled else turn.content
+    return ChatMessageAssistant(content=content, id=message_id())
 
 
 _SAMPLE_FIELDS = set(Sample.model_fields)
@@ -94,6 +99,7 @@ def record_to_sample(
     prompt_cot: bool | None = None,
     prompt_rubric: str | None = None,
     judge_text: bool = False,
+    labelled: bool = False,
 ) -> Sample:
     """An Inspect sample for a dialog record (``prompt_rubric``: a rubric variant for the
     judge-mode input, `_rubric.load_rubric`; the seed by default).
@@ -111,7 +117,9 @@ def record_to_sample(
     ``cut_reply``: the input and the target hold it).
     With ``max_turns`` only the last turns are kept (see `truncate_turns`). With
     ``cut_reply`` (response mode) the final bot reply is cut off and kept as the
-    sample's target, its rating in metadata (``reference_rating``). Every sample keeps
+    sample's target, its rating in metadata (``reference_rating``); with ``labelled``
+    (the `empathy_response` task) each input message opens with who speaks, and the
+    metadata carries ``labelled_input: True`` (`dialogs.LABELLED_INPUT_KEY`). Every sample keeps
     the human rating on 1-5 (None when unrated) and the record's own metadata; the raw
     rating and its scale where the scale is not 1-5 or several raters rated the dialog
     (``human_ratings``).
@@ -159,6 +167,10 @@ def record_to_sample(
         turns = turns[:-1]
         if not turns:
             raise ValueError(f"dialog {record.id!r} has no user turn before the reply")
+        if labelled:
+            metadata[LABELLED_INPUT_KEY] = True
+            messages = [turn_message(t, True, i == 0) for i, t in enumerate(turns)]
+            return _sample(record.id, messages, target, metadata)
     else:
         # the dialog as the judge would see it
         metadata = {TRANSCRIPT_KEY: render_dialog(turns), **metadata}

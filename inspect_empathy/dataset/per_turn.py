@@ -14,16 +14,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..dialogs import RATING_SCOPE_KEY, DialogRecord, normalise_rating
+from ..dialogs import (
+    CONVERSATION_KEY,
+    CONVERSATION_RATING_KEY,
+    CONVERSATION_TURNS_KEY,
+    RATING_SCOPE_KEY,
+    DialogRecord,
+    normalise_rating,
+)
 
-CONVERSATION_KEY = "conversation"
-"""Sample metadata key of a per-turn sample: the conversation's id."""
 TURN_KEY = "turn"
 """Sample metadata key of a per-turn sample: which bot turn (1, 2, ...) it ends with."""
-CONVERSATION_TURNS_KEY = "conversation_turns"
-"""Sample metadata key of a per-turn sample: how many bot turns its conversation has."""
-CONVERSATION_RATING_KEY = "conversation_rating"
-"""Sample metadata key of a per-turn sample: the conversation's human rating on 1-5."""
 
 
 def expand_turns(records: Iterable[DialogRecord]) -> Iterator[DialogRecord]:

@@ -14,7 +14,8 @@ in at least two epochs:
   coefficient as ``judge_alpha`` and the raters' alpha; 1 = the epochs agree perfectly,
   0 = no better than chance);
 - ``self_dialogs``: how many dialogs these figures rest on; ``self_epochs``: the most
-  epochs a dialog had.
+  epochs a dialog had (``compare``'s columns; at the end of a run the plugin's line says
+  how many dialogs were scored in two epochs or more, as a whole number, not a metric).
 
 The metric reads what the `empathy_mean` epoch reducer (the tasks' default) keeps in the
 reduced Score's metadata (``epochs``: every epoch's value); a metric sees only reduced
@@ -34,7 +35,9 @@ from ._agreement import krippendorff_alpha, round_score
 from .metrics import EPOCHS_KEY, UNCALIBRATED_KEY, in_progress
 
 COLUMNS = ("self_sd", "self_flip", "self_alpha", "self_dialogs", "self_epochs")
-"""The figures, as metric names and as columns of ``compare``'s ``judges.csv``."""
+"""The figures, as columns of ``compare``'s ``judges.csv``."""
+COUNTS = ("self_dialogs", "self_epochs")
+"""The figures that are counts: columns, not metrics."""
 
 
 def _finite(value: Any) -> float | None:
@@ -87,14 +90,16 @@ def epoch_values(score: SampleScore) -> list[float | None] | None:
 @metric
 def self_consistency() -> Metric:
     """The judge's agreement with itself over epochs: ``self_sd``, ``self_flip``,
-    ``self_alpha`` (ordinal Krippendorff), ``self_dialogs``, ``self_epochs`` (see the
-    module docstring). Reports nothing with one epoch or without `empathy_mean`, nor while
-    the run is in progress (`metrics.in_progress`)."""
+    ``self_alpha`` (ordinal Krippendorff; see the module docstring), without the counts
+    (`COUNTS`: the end-of-task line gives them as whole numbers). Reports nothing with one
+    epoch or without `empathy_mean`, nor while the run is in progress
+    (`metrics.in_progress`)."""
 
     def compute(scores: list[SampleScore]) -> Value:
         if in_progress():
             return {}
         per_dialog = [v for s in scores if (v := epoch_values(s)) is not None]
-        return self_consistency_figures(per_dialog)
+        figures = self_consistency_figures(per_dialog)
+        return {k: v for k, v in figures.items() if k not in COUNTS}
 
     return compute

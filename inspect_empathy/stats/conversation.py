@@ -7,11 +7,7 @@ import statistics
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
-from ..dataset.per_turn import (
-    CONVERSATION_KEY,
-    CONVERSATION_RATING_KEY,
-    CONVERSATION_TURNS_KEY,
-)
+from ..dialogs import CONVERSATION_KEY, CONVERSATION_RATING_KEY
 from ._agreement import round_score
 from .metrics import in_progress
 
@@ -21,13 +17,13 @@ def conversation_metrics(threshold: float = 4.0) -> Metric:
     """Per conversation of per-turn samples: the mean over conversations of their mean and
     minimum turn score (``conv_mean``, ``conv_min``) and of their share of turns at or
     above ``threshold`` (``conv_share_ge_4``, on scores rounded half up, as ``share_ge_4``),
-    their number (``conversations``), and where conversations carry a rating, the Spearman
-    correlation of each conversation's mean turn score with it (``conv_spearman``, over
-    ``conv_rated`` conversations; NaN where undefined: a per-turn run rated per
-    conversation has it as its headline). ``conv_partial``: conversations some of whose turns are
-    not in the figures (a run cut by ``--limit`` in the middle of a conversation, or turns
-    left unscored), reported where there are any. Reports nothing for samples that are
-    not per-turn, nor while the run is in progress (`metrics.in_progress`)."""
+    and where conversations carry a rating, the Spearman correlation of each
+    conversation's mean turn score with it (``conv_spearman``, over the rated
+    conversations; NaN where undefined: a per-turn run rated per conversation has it as
+    its headline). How many conversations, rated or missing turns (cut by ``--limit``, or
+    turns left unscored): the end-of-task line (`_util.summary`), as whole numbers.
+    Reports nothing for samples that are not per-turn, nor while the run is in progress
+    (`metrics.in_progress`)."""
 
     def compute(scores: list[SampleScore]) -> Value:
         if in_progress():
@@ -36,7 +32,6 @@ def conversation_metrics(threshold: float = 4.0) -> Metric:
             return {"conv_spearman": float("nan")} if CONVERSATION_RATING_KEY in first else {}
         turns: dict[str, list[float]] = {}
         rating: dict[str, float] = {}
-        size: dict[str, int] = {}
         for s in scores:
             meta = s.sample_metadata or {}
             conversation = meta.get(CONVERSATION_KEY)
@@ -44,9 +39,6 @@ def conversation_metrics(threshold: float = 4.0) -> Metric:
             if conversation is None or not math.isfinite(value):
                 continue
             turns.setdefault(str(conversation), []).append(value)
-            total = meta.get(CONVERSATION_TURNS_KEY)
-            if isinstance(total, int) and not isinstance(total, bool):
-                size[str(conversation)] = total
             if isinstance(meta.get(CONVERSATION_RATING_KEY), int | float):
                 rating[str(conversation)] = float(meta[CONVERSATION_RATING_KEY])
         if not turns:
@@ -55,17 +47,12 @@ def conversation_metrics(threshold: float = 4.0) -> Metric:
             float((round_score(t) >= threshold).mean()) for t in turns.values()
         ]  # rounded half up, as share_ge_4
         result: dict[str, float] = {
-            "conversations": float(len(turns)),
             "conv_mean": statistics.fmean(statistics.fmean(t) for t in turns.values()),
             "conv_min": statistics.fmean(min(t) for t in turns.values()),
             f"conv_share_ge_{threshold:g}": statistics.fmean(share),
         }
-        partial = sum(len(t) < size[c] for c, t in turns.items() if c in size)
-        if partial:
-            result["conv_partial"] = float(partial)
         rated = [c for c in turns if c in rating]
         if rated:
-            result["conv_rated"] = float(len(rated))
             result["conv_spearman"] = float("nan")  # undefined: still the run's headline
             means = [statistics.fmean(turns[c]) for c in rated]
             humans = [rating[c] for c in rated]

@@ -72,7 +72,8 @@ def in_progress() -> bool:
 @metric
 def human_agreement() -> Metric:
     """Spearman, Kendall tau-b, Pearson, MAE, RMSE, QWK, exact and within-one
-    agreement of the judge with human ratings, over samples that have them.
+    agreement of the judge with human ratings, over samples that have them (how many:
+    the end-of-task line, `_util.summary`, as a whole number).
 
     Reports nothing when no sample carries a human rating. ``spearman`` (judge
     mode's headline) is always reported when some do, and before any sample is
@@ -94,6 +95,7 @@ def human_agreement() -> Metric:
         human = [h for _, h in rated]
         shown = [s.score.as_float() for s, _ in rated]
         result = {"spearman": float("nan"), **agreement(shown, human)}
+        del result["n_human"]  # a count: the end-of-task line says it
         own = [own_score(s) for s, _ in rated]
         if own != shown:
             ranks = agreement(own, human)
@@ -399,8 +401,10 @@ def scoring_counts() -> Metric:
     than a tenth of the probability unlisted), ``partial`` (samples scores from fewer than
     all samples) and ``fallback`` (``auto`` scores parsed because logprobs were unusable).
 
-    Unscored samples never reach metrics: Inspect counts them in the results
-    (``unscored_samples``), and the plugin prints them at the end of the run.
+    Not among `empathy_scorer`'s metrics: Inspect prints a metric with three decimals, so
+    the end-of-task line (`_util.summary`) gives these counts as whole numbers, with the
+    unscored samples (which never reach metrics). Kept for a suite of your own, and for
+    logs that name it.
     """
 
     def compute(scores: list[SampleScore]) -> Value:

@@ -185,7 +185,10 @@ def test_self_consistency_metric_reads_the_reducers_epochs() -> None:
         for i, v in enumerate(values)
     ]
     got = self_consistency()(scores)
-    assert got == pytest.approx(self_consistency_figures(values), nan_ok=True)
+    figures = self_consistency_figures(values)
+    # the counts are the end-of-task line's, as whole numbers, not metrics
+    assert got == pytest.approx({k: figures[k] for k in ("self_sd", "self_flip", "self_alpha")},
+                                nan_ok=True)  # fmt: skip
     assert got["self_flip"] == 0.25
     # one epoch, or a reducer that kept no epochs: nothing
     assert self_consistency()([_sample_score(0, 3.0, {})]) == {}
@@ -269,13 +272,17 @@ def three_rater_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_metrics_in_the_log_and_columns_in_compare(three_rater_logs: Path, tmp_path: Path) -> None:
     from inspect_ai.log import list_eval_logs, read_eval_log
 
-    metrics = {}
+    from inspect_empathy._util.summary import summary_lines
+
+    metrics, lines = {}, {}
     for info in list_eval_logs(str(three_rater_logs)):
         log = read_eval_log(info)
         found = {k: m.value for s in log.results.scores for k, m in s.metrics.items()}
         metrics[log.eval.model] = found
+        lines[log.eval.model] = summary_lines(log)[0]
     wobbly = metrics["wobbly/judge"]
-    assert 0 < wobbly["self_flip"] < 1 and wobbly["self_sd"] > 0 and wobbly["self_dialogs"] == 40
+    assert 0 < wobbly["self_flip"] < 1 and wobbly["self_sd"] > 0 and "self_dialogs" not in wobbly
+    assert "; 40 scored in two epochs or more" in lines["wobbly/judge"]
     assert metrics["empathy_baseline/lexicon"]["self_flip"] == 0.0
     assert 0 <= wobbly["alt_winning_rate"] <= 1 and wobbly["alt_raters"] == 3
     assert {"alt_p(a)", "alt_advantage(b)", "alt_epsilon"} <= set(wobbly)
