@@ -88,6 +88,8 @@ class Counts:
     """A per-turn sample's conversation, its bot turns and whether it is rated."""
     scored: dict[str, dict[Any, _Scored]] = field(default_factory=dict)
     """Per empathy scorer, its scored samples."""
+    added: int = 0
+    """The sample epochs counted."""
 
     @classmethod
     def of(cls, log: EvalLog) -> Counts:
@@ -98,6 +100,7 @@ class Counts:
 
     def add(self, sample: EvalSample) -> None:
         """Count one sample (one epoch of it)."""
+        self.added += 1
         metadata = sample.metadata or {}
         if metadata.get(HUMAN_KEY) is not None:
             self.rated.add(sample.id)
@@ -374,8 +377,10 @@ class ScoringSummary(Hooks):
         _done.pop(data.eval_id, None)
         self._tasks.get(data.run_id, set()).discard(data.eval_id)
         counts = self._counts.pop(data.eval_id, None) or Counts()
-        if data.log.samples:
-            # the log holds every sample, those an eval-retry reused (no hook saw them) too
+        results = data.log.results
+        if results is not None and counts.added < results.completed_samples:
+            # an eval-retry's reused samples ended in no hook: count the log's samples (read
+            # only then: Inspect reads a finished log's samples back from its file)
             counts = Counts.of(data.log)
         for line, amiss in scorer_lines(data.log, counts):
             if amiss:
