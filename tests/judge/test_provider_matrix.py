@@ -26,6 +26,7 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageUser
 from matrix_dialogs import SCORES, dialogs, outcomes
 
 from inspect_empathy import empathy_scorer
+from inspect_empathy.judge._judge_call import BUDGET, PRECISION
 from inspect_empathy.tasks import empathy
 
 pytestmark = pytest.mark.usefixtures("quick_backoff")
@@ -275,15 +276,14 @@ def alternating(texts: list[str]) -> Callable[[dict[str, Any]], dict[str, Any]]:
 
 @pytest.mark.parametrize(
     ("answers", "most_calls", "least_calls"),
-    [(["4"], 4, 4), (["3", "4"], 20, 8)],
+    [(["4"], 4, 4), (["3", "4"], 6, 6)],
     ids=["always-4", "split-3-4"],
 )
 def test_sequential_sampling_stops_when_precise_enough(
     answers: list[str], most_calls: int, least_calls: int, anthropic_server: Any, tmp_path: Path
 ) -> None:
-    """On a service without n: a judge that always says 4 is settled in a few calls; one
-    split between 3 and 4 gets enough draws to tell (one more would cut the posterior
-    variance by less than PRECISION squared, or all 20)."""
+    """On a service without n: a judge that always says 4 is settled by its first four
+    answers; one split between 3 and 4 draws the run's budget (a run of one dialog: six)."""
     from fake_servers import Reply
 
     anthropic_server.script(Reply(respond=alternating(answers)))
@@ -299,10 +299,10 @@ def test_sequential_sampling_stops_when_precise_enough(
     assert sequential["drawn"] == calls == metadata["n_parsed"]
     assert value == pytest.approx(statistics.fmean(metadata["scores"]))
     if sequential["stopped"] == "precision":
-        from inspect_empathy.judge._judge_call import PRECISION
-
         n = sequential["drawn"]
         assert sequential["posterior_sd"] <= PRECISION * (n + 5 * 0.005 + 1) ** 0.5 + 1e-4
+    else:
+        assert sequential["stopped"] == "budget" and calls == BUDGET
 
 
 GRADERS = [
