@@ -4,8 +4,10 @@ Judges whose answer distribution per dialog is known are drawn from (numpy, fixe
 through the plugin's own rule, `_judge_call.Draw` and one `SamplingLedger` per mix (a run):
 ``--concurrency`` dialogs are in flight, so a draw's record reaches the ledger only once
 that many later dialogs have started. The estimate is the mean of the answers drawn; its
-error is taken against the exact weighted score sum p(k) k. Fixed n at equal calls is exact:
-its RMSE is sqrt(mean Var / calls), the calls being the rule's mean. The oracle is the
+error is taken against the exact weighted score sum p(k) k. Fixed n at equal calls draws the
+first n of the same answers (n and n + 1 in the shares that give the rule's mean), so that
+chance in the answers cancels out of the ratio (``rmse_ratio_exact``: against the exact
+sqrt(mean Var / calls) instead). The oracle is the
 allocation n proportional to each judge's SD (known), at the same total: what no rule that
 must learn the SDs from answers can beat; a mix is *heterogeneous* where the oracle's RMSE is
 at most 0.85x fixed n's, and only there can a rule be asked to beat fixed n by 8%.
@@ -72,20 +74,16 @@ def population(shares: tuple[float, ...], rng: np.random.Generator, n: int) -> n
     return rows[rng.permutation(len(rows))]
 
 
-def run_mix(
-    dists: np.ndarray,
-    rng: np.random.Generator,
-    per_call: int,
-    completions: int,
-    precision: float,
-    concurrency: int,
-) -> dict[str, Any]:
-    """The plugin's rule over one run of dialogs, against fixed n and the oracle."""
+def run_answers(
+    said: np.ndarray, per_call: int, completions: int, precision: float, concurrency: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The plugin's rule over one run: each dialog's answers in the order its judge gives
+    them (rows of ``said``), one `SamplingLedger`; the estimates, the calls each made and
+    the answers each drew."""
     ledger = SamplingLedger()
     pending: deque[Draw] = deque()
     estimates, calls, answers = [], [], []
-    for p in dists:
-        drawn = rng.choice(LEVELS, size=completions, p=p)
+    for drawn in said:
         draw = Draw(ledger, per_call, completions, precision)
         scores: list[int] = []
         while sizes := draw.next_round(scores, len(scores)):
@@ -96,17 +94,38 @@ def run_mix(
         pending.append(draw)
         if len(pending) >= concurrency:
             pending.popleft().finish()
+    return np.array(estimates), np.array(calls), np.array(answers)
+
+
+def run_mix(
+    dists: np.ndarray,
+    rng: np.random.Generator,
+    per_call: int,
+    completions: int,
+    precision: float,
+    concurrency: int,
+) -> dict[str, Any]:
+    """The plugin's rule over one run of dialogs, against fixed n and the oracle."""
+    said = np.array([rng.choice(LEVELS, size=completions, p=p) for p in dists])
+    estimates, calls, answers = run_answers(said, per_call, completions, precision, concurrency)
     exact = dists @ LEVELS
     var = dists @ LEVELS**2 - exact**2
     mean_calls = float(np.mean(calls))
     mean_answers = float(np.mean(answers))
-    rmse = float(np.sqrt(np.mean((np.array(estimates) - exact) ** 2)))
-    fixed = math.sqrt(float(var.mean()) / mean_answers)
+    mse = float(np.mean((np.array(estimates) - exact) ** 2))
+    # fixed n at equal answers, on the same answers: the first lo or hi of each dialog's,
+    # in the shares that make the mean (the answers' errors cancel out of the comparison)
+    lo, share_hi = math.floor(mean_answers), mean_answers - math.floor(mean_answers)
+    fixed = [float(np.mean((said[:, :n].mean(axis=1) - exact) ** 2)) for n in (lo, lo + 1)]
+    fixed_mse = (1 - share_hi) * fixed[0] + share_hi * fixed[1]
     oracle = float(np.sqrt(var).mean()) / math.sqrt(float(var.mean()))
     return {
         "dialogs": len(dists), "calls": mean_calls, "answers": mean_answers,
-        "max_calls": int(max(calls)), "rmse": rmse, "rmse_fixed_at_equal_answers": fixed,
-        "rmse_ratio": rmse / fixed, "oracle_ratio": oracle,
+        "max_calls": int(max(calls)), "rmse": math.sqrt(mse),
+        "rmse_fixed_at_equal_answers": math.sqrt(fixed_mse),
+        "rmse_ratio": math.sqrt(mse / fixed_mse),
+        "rmse_ratio_exact": math.sqrt(mse * mean_answers / float(var.mean())),
+        "oracle_ratio": oracle,
     }  # fmt: skip
 
 
