@@ -19,7 +19,7 @@ are drawn from a flat Dirichlet (held out: shares and judges from generators see
 from the grid's); dialogs in random order. One answer a call (Anthropic, Groq, Gemini 3, the
 Responses API) unless ``--per-call``.
 
-    python benchmarks/sequential.py    # --dialogs 4000 --seed 7 --held-out 30 --concurrency 10
+    python benchmarks/sequential.py    # --dialogs 8000 --seed 7 --held-out 30 --concurrency 10
 """
 
 from __future__ import annotations
@@ -158,7 +158,7 @@ def summary(rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dialogs", type=int, default=4000, help="dialogs per mix")
+    parser.add_argument("--dialogs", type=int, default=8000, help="dialogs per mix")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--held-out", type=int, default=30, help="Dirichlet-share mixes")
     parser.add_argument("--completions", type=int, default=20)

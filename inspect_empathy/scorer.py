@@ -157,7 +157,7 @@ def empathy_scorer(
       precision: For ``samples`` on a judge that returns fewer than ``completions``
         answers a call: answers are drawn in rounds until one more would cut the
         posterior variance of the weighted score by less than this squared (default
-        0.065); 0 draws all.
+        0.065), at most 6 calls a dialog on average over the run; 0 draws all.
       rubric: A rubric variant instead of the seed: a bundled name (``no_steps``,
         ``anchored``) or a file with one ``{{Dialog}}`` slot, checked at once; its
         name and content hash go into each Score's metadata (``rubric``).

@@ -155,6 +155,13 @@ def test_sequential_compares_the_rule_with_fixed_n(tmp_path: Path) -> None:
     assert result["summary"]["grid"]["worst_calls"]["calls"] <= 6
 
 
+def test_sequential_e2e_counts_the_calls_inspect_made(tmp_path: Path) -> None:
+    result = run_script("sequential_e2e", tmp_path, "--dialogs", "12")["result"]
+    assert result["dialogs"] == 12 and result["calls_recorded_match"]
+    assert result["requests"] == round(result["calls"] * 12) and 4 <= result["calls"] <= 6
+    assert result["rmse_ratio"] > 0 and result["simulated_same_answers"]["calls"] <= 6
+
+
 def test_per_turn_expands_one_sample_per_bot_turn(tmp_path: Path) -> None:
     result = run_script("per_turn", tmp_path, "--bot-turns", "3", "12")
     runs = {(r["bot_turns"], r["max_turns"]): r for r in result["runs"]}

@@ -145,7 +145,7 @@ class Draw:
     completions: int
     precision: float = PRECISION
     calls: int = 0
-    """Calls made (sent again after a cut answer included, by the caller)."""
+    """Calls made (the caller adds those sent again after a cut answer)."""
     first: list[int] | None = None
     """The valid answers of the first round."""
     stopped: str = "ceiling"
@@ -184,10 +184,8 @@ class Draw:
         self.calls += len(sizes)
         return sizes
 
-    def finish(self, again: int = 0) -> None:
-        """Record the draw's calls in the run's ledger (``again``: calls sent again after a
-        cut answer, not planned)."""
-        self.calls += again
+    def finish(self) -> None:
+        """Record the draw's calls in the run's ledger."""
         self.ledger.finished(self.calls)
 
 
@@ -491,13 +489,15 @@ async def draw_sequentially(
         added = [choice for more in outputs for choice in more.choices]
         for more in outputs:
             usage = add_usage(usage, more.usage)
-        asked += sum(ASKED_AGAIN in (more.metadata or {}) for more in outputs)
+        again = sum(ASKED_AGAIN in (more.metadata or {}) for more in outputs)
+        asked += again
+        draw.calls += again  # the budget counts calls sent again after a cut answer
         if not added:
             draw.stopped = "ceiling"
             break
         choices.extend(added)
         scores = sampled_scores(choices)
-    draw.finish(asked)
+    draw.finish()
     assert output is not None
     sd = posterior_sd(scores, floor=draw.floor) if scores else float("inf")
     sampling = {"drawn": len(choices), "calls": draw.calls, "posterior_sd": round(sd, 4),
