@@ -2,15 +2,15 @@
 
 Judges whose answer distribution per dialog is known are drawn from (numpy, fixed seeds)
 through the plugin's own rule, `_judge_call.Draw` and one `SamplingLedger` per mix (a run):
-``--concurrency`` dialogs are in flight, so a draw's record reaches the ledger only once
-that many later dialogs have started. The estimate is the mean of the answers drawn; its
-error is taken against the exact weighted score sum p(k) k. Fixed n at equal calls draws the
-first n of the same answers (n and n + 1 in the shares that give the rule's mean), so that
-chance in the answers cancels out of the ratio (``rmse_ratio_exact``: against the exact
-sqrt(mean Var / calls) instead). The oracle is the
-allocation n proportional to each judge's SD (known), at the same total: what no rule that
-must learn the SDs from answers can beat; a mix is *heterogeneous* where the oracle's RMSE is
-at most 0.85x fixed n's, and only there can a rule be asked to beat fixed n by 8%.
+``--concurrency`` dialogs are in flight, so a draw's unused calls reach the ledger only once
+that many later dialogs have started (its first round at once, as in the plugin). The
+estimate is the mean of the answers drawn; its error is taken against the exact weighted
+score sum p(k) k. Fixed n at equal calls draws the first n of the same answers (n and n + 1
+in the shares that give the rule's mean), so that chance in the answers cancels out of the
+ratio (``rmse_ratio_exact``: against the exact sqrt(mean Var / calls) instead). The oracle
+is the allocation n proportional to each judge's SD (known), at the same total: what no rule
+that must learn the SDs from answers can beat; a mix is *heterogeneous* where the oracle's
+RMSE is at most 0.85x fixed n's, and only there can a rule be asked to beat fixed n by 8%.
 
 Families (`judges`): ``peaked`` (90-99% on a level, the rest on a neighbour), ``split``
 (40-60% on one of two neighbours), ``flat`` (uniform over the five levels). Mixes: every
