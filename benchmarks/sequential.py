@@ -1,23 +1,25 @@
-"""Sequential sampling against fixed n: calls, tokens and error per dialog, by judge family.
+"""Sequential sampling against fixed n: calls and error per dialog, over mixes of judges.
 
-Judges whose answer distribution per dialog is known are drawn from (numpy, fixed seed)
-through the plugin's own rule: `round_sizes` (answers per call on a service with and
-without ``n``) and `settled` (the stopping rule of `draw_sequentially`), with the
-default `PRECISION`. Fixed n draws n answers. The error of each estimate (the mean of the
-answers drawn) is taken against the exact weighted score sum p(k) k.
+Judges whose answer distribution per dialog is known are drawn from (numpy, fixed seeds)
+through the plugin's own rule, `_judge_call.Draw` and one `SamplingLedger` per mix (a run):
+``--concurrency`` dialogs are in flight, so a draw's unused calls reach the ledger only once
+that many later dialogs have started (its first round at once, as in the plugin). The
+estimate is the mean of the answers drawn; its error is taken against the exact weighted
+score sum p(k) k. Fixed n at equal calls draws the first n of the same answers (n and n + 1
+in the shares that give the rule's mean), so that chance in the answers cancels out of the
+ratio (``rmse_ratio_exact``: against the exact sqrt(mean Var / calls) instead). The oracle
+is the allocation n proportional to each judge's SD (known), at the same total: what no rule
+that must learn the SDs from answers can beat; a mix is *heterogeneous* where the oracle's
+RMSE is at most 0.85x fixed n's, and only there can a rule be asked to beat fixed n by 8%.
 
-Families: ``peaked`` (95% on one level, the rest on a neighbour), ``leaning`` (80/20
-neighbours), ``split`` (50/50 neighbours), ``wide`` (spread over four levels), ``flat``
-(uniform over the five levels), ``baseline`` (the offline lexicon judge's logprob
-distributions on the bundled set, as a real judge's shapes), ``mix`` (70% peaked, 15%
-leaning, 10% split, 5% wide: most dialogs peaked, as real judges at temperature 1 mostly
-are), and mixes of peaked, split and flat judges whose shapes vary by dialog
-(``mix_p80_s10_f10``: 80% peaked with 90-99% on the top level, 10% split 40/60-60/40, 10%
-flat), drawn from their own generator so that they are not the mix the rule was tuned on.
-Input tokens per call are the bundled set's mean rubric prompt (whitespace tokens); each
-answer is one output token.
+Families (`judges`): ``peaked`` (90-99% on a level, the rest on a neighbour), ``split``
+(40-60% on one of two neighbours), ``flat`` (uniform over the five levels). Mixes: every
+share of the three in steps of 0.1 (the grid, judges from ``--seed``), and mixes whose shares
+are drawn from a flat Dirichlet (held out: shares and judges from generators seeded apart
+from the grid's); dialogs in random order. One answer a call (Anthropic, Groq, Gemini 3, the
+Responses API) unless ``--per-call``.
 
-    python benchmarks/sequential.py            # --dialogs 4000 --seed 7 --completions 20
+    python benchmarks/sequential.py    # --dialogs 8000 --seed 7 --held-out 30 --concurrency 10
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -34,38 +37,28 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from _common import machine, table, write_results  # noqa: E402
 
-from inspect_empathy.judge._judge_call import PRECISION, round_sizes, settled  # noqa: E402
+from inspect_empathy.judge._judge_call import (  # noqa: E402
+    BUDGET,
+    PRECISION,
+    Draw,
+    SamplingLedger,
+)
 
 LEVELS = np.arange(1, 6)
+FAMILIES = ("peaked", "split", "flat")
+HETEROGENEOUS = 0.85
+"""Oracle RMSE / fixed n at or below which a mix is heterogeneous (a rule can win)."""
+TARGET_RATIO = 0.92
+TARGET_CALLS = 20 / 3
 
 
-def family(name: str, rng: np.random.Generator, n: int) -> np.ndarray:
+def judges(name: str, rng: np.random.Generator, n: int) -> np.ndarray:
     """``n`` answer distributions over 1-5 of one family."""
     rows = np.zeros((n, 5))
-    top = rng.integers(1, 4, size=n) if name != "wide" else rng.integers(0, 2, size=n)
-    for i, k in enumerate(top):
-        if name == "peaked":
-            rows[i, k], rows[i, k + 1] = 0.95, 0.05
-        elif name == "leaning":
-            rows[i, k], rows[i, k + 1] = 0.8, 0.2
-        elif name == "split":
-            rows[i, k], rows[i, k + 1] = 0.5, 0.5
-        elif name == "wide":
-            rows[i, k : k + 4] = (0.2, 0.3, 0.3, 0.2)
-        elif name == "flat":
-            rows[i] = 0.2
-    return rows
-
-
-def varied(name: str, rng: np.random.Generator, n: int) -> np.ndarray:
-    """``n`` distributions of a held-out family whose shape varies by dialog: ``peaked``
-    (90-99% on a level, the rest on a neighbour), ``split`` (40-60% on one of two
-    neighbours), ``flat`` (uniform)."""
-    rows = np.zeros((n, 5))
+    if name == "flat":
+        rows[:] = 0.2
+        return rows
     for i in range(n):
-        if name == "flat":
-            rows[i] = 0.2
-            continue
         k = int(rng.integers(0, 4))
         q = rng.uniform(0.9, 0.99) if name == "peaked" else rng.uniform(0.4, 0.6)
         top, other = (k, k + 1) if rng.random() < 0.5 else (k + 1, k)
@@ -73,159 +66,150 @@ def varied(name: str, rng: np.random.Generator, n: int) -> np.ndarray:
     return rows
 
 
-HELD_OUT = {"mix_p80_s10_f10": (0.8, 0.1, 0.1), "mix_p70_s20_f10": (0.7, 0.2, 0.1),
-            "mix_p90_s5_f5": (0.9, 0.05, 0.05), "mix_p75_s15_f10": (0.75, 0.15, 0.1),
-            "mix_p85_s5_f10": (0.85, 0.05, 0.1)}  # fmt: skip
-"""Mixes of peaked, split and flat judges (shares), not used to choose `PRECISION`."""
+def population(shares: tuple[float, ...], rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` judges in the given shares of `FAMILIES`, in random order."""
+    counts = np.floor(np.array(shares) * n).astype(int)
+    counts[np.argmax(shares)] += n - counts.sum()
+    rows = np.concatenate([judges(f, rng, c) for f, c in zip(FAMILIES, counts, strict=True)])
+    return rows[rng.permutation(len(rows))]
 
 
-def held_out(shares: tuple[float, float, float], rng: np.random.Generator, n: int) -> np.ndarray:
-    names = ("peaked", "split", "flat")
-    return np.concatenate([varied(name, rng, int(round(n * share)))
-                           for name, share in zip(names, shares, strict=True)])  # fmt: skip
+def run_answers(
+    said: np.ndarray, per_call: int, completions: int, precision: float, concurrency: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The plugin's rule over one run: each dialog's answers in the order its judge gives
+    them (rows of ``said``), one `SamplingLedger`; the estimates, the calls each made and
+    the answers each drew."""
+    ledger = SamplingLedger()
+    pending: deque[Draw] = deque()
+    estimates, calls, answers = [], [], []
+    for drawn in said:
+        draw = Draw(ledger, per_call, completions, precision)
+        scores: list[int] = []
+        while sizes := draw.next_round(scores, len(scores)):
+            scores.extend(int(k) for k in drawn[len(scores) : len(scores) + sum(sizes)])
+        estimates.append(float(np.mean(scores)))
+        calls.append(draw.calls)
+        answers.append(len(scores))
+        pending.append(draw)
+        if len(pending) >= concurrency:
+            pending.popleft().finish()
+    return np.array(estimates), np.array(calls), np.array(answers)
 
 
-def baseline_family() -> np.ndarray:
-    """The offline lexicon judge's distributions on the bundled set (logprobs method)."""
-    from inspect_ai import eval
-
-    from inspect_empathy.tasks import empathy
-
-    [log] = eval(empathy(method="logprobs"), model="empathy_baseline/lexicon",
-                 display="none", log_dir=str(ROOT / "logs" / "bench_sequential"))  # fmt: skip
-    rows = []
-    for sample in log.samples or []:
-        dist = sample.scores["empathy_scorer"].metadata["distribution"]  # type: ignore[index]
-        rows.append([dist[str(k)] for k in range(1, 6)])
-    table = np.array(rows)
-    return table / table.sum(axis=1, keepdims=True)  # the Score keeps 6 decimals
-
-
-def mix(rng: np.random.Generator, n: int) -> np.ndarray:
-    parts = {"peaked": 0.70, "leaning": 0.15, "split": 0.10, "wide": 0.05}
-    rows = [family(name, rng, int(round(n * share))) for name, share in parts.items()]
-    return np.concatenate(rows)
-
-
-def draw_fixed(p: np.ndarray, n: int, rng: np.random.Generator) -> float:
-    return float(rng.choice(LEVELS, size=n, p=p).mean())
-
-
-def draw_sequential(
-    p: np.ndarray, per_call: int, completions: int, precision: float, rng: np.random.Generator
-) -> tuple[float, int, int]:
-    """The estimate, answers drawn and calls made under the plugin's rule."""
-    scores: list[int] = []
-    calls = 0
-    while len(scores) < completions:
-        sizes = round_sizes(len(scores), per_call, completions)
-        calls += len(sizes)
-        scores.extend(int(k) for k in rng.choice(LEVELS, size=sum(sizes), p=p))
-        if settled(scores, precision):
-            break
-    return float(np.mean(scores)), len(scores), calls
-
-
-def run_family(
-    dists: np.ndarray, per_call: int | None, completions: int, precision: float, seed: int,
-    prompt_tokens: float,
+def run_mix(
+    dists: np.ndarray,
+    rng: np.random.Generator,
+    per_call: int,
+    completions: int,
+    precision: float,
+    concurrency: int,
 ) -> dict[str, Any]:
-    """Fixed n (5, 10, 20) and the sequential rule on one family, for one kind of service
-    (``per_call`` None: a service with n, one call of ``completions``)."""
-    rng = np.random.default_rng(seed)
+    """The plugin's rule over one run of dialogs, against fixed n and the oracle."""
+    said = np.array([rng.choice(LEVELS, size=completions, p=p) for p in dists])
+    estimates, calls, answers = run_answers(said, per_call, completions, precision, concurrency)
     exact = dists @ LEVELS
-    result: dict[str, Any] = {"dialogs": len(dists)}
-    for n in (5, 10, 20):
-        est = np.array([draw_fixed(p, n, rng) for p in dists])
-        calls = 1 if per_call is None else math.ceil(n / per_call)
-        result[f"fixed_{n}"] = {
-            "answers": n, "calls": calls, "input_tokens": calls * prompt_tokens,
-            "output_tokens": n, "rmse": float(np.sqrt(np.mean((est - exact) ** 2))),
-        }  # fmt: skip
-    if per_call is not None and per_call < completions:
-        runs = [draw_sequential(p, per_call, completions, precision, rng) for p in dists]
-        est = np.array([r[0] for r in runs])
-        answers = float(np.mean([r[1] for r in runs]))
-        calls = float(np.mean([r[2] for r in runs]))
-        seq_rmse = float(np.sqrt(np.mean((est - exact) ** 2)))
-        # fixed n at equal cost: n = the rule's mean answers (interpolated between integers)
-        lo, hi = math.floor(answers), math.ceil(answers)
-        same = []
-        for n in sorted({lo, hi}):
-            fixed = np.array([draw_fixed(p, n, rng) for p in dists])
-            same.append(float(np.sqrt(np.mean((fixed - exact) ** 2))))
-        weight = answers - lo
-        equal_cost = same[0] if len(same) == 1 else same[0] * (1 - weight) + same[1] * weight
-        result["sequential"] = {
-            "answers": answers, "calls": calls, "input_tokens": calls * prompt_tokens,
-            "output_tokens": answers, "rmse": seq_rmse,
-            "rmse_fixed_at_equal_answers": equal_cost,
-            "rmse_ratio_to_equal_cost": seq_rmse / equal_cost,
-            "input_share_of_fixed_20": calls / result["fixed_20"]["calls"],
-        }  # fmt: skip
-    return result
+    var = dists @ LEVELS**2 - exact**2
+    mean_calls = float(np.mean(calls))
+    mean_answers = float(np.mean(answers))
+    mse = float(np.mean((np.array(estimates) - exact) ** 2))
+    # fixed n at equal answers, on the same answers: the first lo or hi of each dialog's,
+    # in the shares that make the mean (the answers' errors cancel out of the comparison)
+    lo, share_hi = math.floor(mean_answers), mean_answers - math.floor(mean_answers)
+    fixed = [float(np.mean((said[:, :n].mean(axis=1) - exact) ** 2)) for n in (lo, lo + 1)]
+    fixed_mse = (1 - share_hi) * fixed[0] + share_hi * fixed[1]
+    oracle = float(np.sqrt(var).mean()) / math.sqrt(float(var.mean()))
+    return {
+        "dialogs": len(dists), "calls": mean_calls, "answers": mean_answers,
+        "max_calls": int(max(calls)), "rmse": math.sqrt(mse),
+        "rmse_fixed_at_equal_answers": math.sqrt(fixed_mse),
+        "rmse_ratio": math.sqrt(mse / fixed_mse),
+        "rmse_ratio_exact": math.sqrt(mse * mean_answers / float(var.mean())),
+        "oracle_ratio": oracle,
+    }  # fmt: skip
 
 
-def prompt_size() -> float:
-    from inspect_empathy.dataset._dataset import load_dialogs
+def grid(step: float = 0.1) -> list[tuple[float, float, float]]:
+    k = round(1 / step)
+    return [(a / k, b / k, (k - a - b) / k) for a in range(k + 1) for b in range(k + 1 - a)]
 
-    prompts = load_dialogs("default").as_prompts(False)
-    return float(np.mean([len(str(s.input).split()) for s in prompts]))
+
+def name_of(shares: tuple[float, ...]) -> str:
+    return "/".join(f"{round(100 * s)}" for s in shares)
+
+
+def summary(rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The worst mixes for calls and for the RMSE ratio (heterogeneous mixes and the rest)."""
+    het = {k: r for k, r in rows.items() if r["oracle_ratio"] <= HETEROGENEOUS}
+    rest = {k: r for k, r in rows.items() if r["oracle_ratio"] > HETEROGENEOUS}
+
+    def worst(of: dict[str, dict[str, Any]], key: str) -> dict[str, Any]:
+        name = max(of, key=lambda k: of[k][key])
+        return {"mix": name, **{k: of[name][k] for k in ("calls", "rmse_ratio", "oracle_ratio")}}
+
+    return {
+        "mixes": len(rows), "heterogeneous": len(het),
+        "worst_calls": worst(rows, "calls"),
+        "worst_ratio_heterogeneous": worst(het, "rmse_ratio") if het else None,
+        "heterogeneous_within_target": sum(r["rmse_ratio"] <= TARGET_RATIO for r in het.values()),
+        "worst_ratio_rest": worst(rest, "rmse_ratio") if rest else None,
+    }  # fmt: skip
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dialogs", type=int, default=4000, help="dialogs per family")
+    parser.add_argument("--dialogs", type=int, default=8000, help="dialogs per mix")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--held-out", type=int, default=30, help="Dirichlet-share mixes")
     parser.add_argument("--completions", type=int, default=20)
     parser.add_argument("--precision", type=float, default=PRECISION)
+    parser.add_argument("--per-call", type=int, default=1, help="answers a call")
+    parser.add_argument("--concurrency", type=int, default=10, help="dialogs in flight")
+    parser.add_argument(
+        "--mix", type=float, nargs=3, action="append", metavar=("PEAKED", "SPLIT", "FLAT"),
+        help="only these shares (repeatable), judges from --seed",
+    )  # fmt: skip
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    rng = np.random.default_rng(args.seed)
-    families = {name: family(name, rng, args.dialogs)
-                for name in ("peaked", "leaning", "split", "wide", "flat")}  # fmt: skip
-    families["mix"] = mix(rng, args.dialogs)
-    other = np.random.default_rng(args.seed + 1000)
-    for name, shares in HELD_OUT.items():
-        families[name] = held_out(shares, other, args.dialogs)
-    base = baseline_family()
-    families["baseline"] = np.repeat(base, max(1, args.dialogs // len(base)), axis=0)
-    tokens = prompt_size()
-    services = {"no n (Anthropic, Groq, Gemini 3, Responses API)": 1, "n <= 8 (Gemini 2.x)": 8,
-                "n (OpenAI chat, vLLM)": None}  # fmt: skip
-    results: dict[str, Any] = {}
-    rows = []
-    for service, per_call in services.items():
-        results[service] = {}
-        for name, dists in families.items():
-            res = run_family(dists, per_call, args.completions, args.precision, args.seed,
-                             tokens)  # fmt: skip
-            results[service][name] = res
-            for how in ("fixed_5", "fixed_10", "fixed_20", "sequential"):
-                if how in res:
-                    r = res[how]
-                    ratio = r.get("rmse_ratio_to_equal_cost", float("nan"))
-                    rows.append([service.split(" (")[0], name, how, f"{r['answers']:.2f}",
-                                 f"{r['calls']:.2f}", f"{r['input_tokens']:.0f}",
-                                 f"{r['rmse']:.4f}", f"{ratio:.3f}"])  # fmt: skip
-    print(table(["service", "family", "method", "answers", "calls", "input tokens",
-                 "RMSE", "RMSE / fixed at equal answers"], rows))  # fmt: skip
-    no_n = results["no n (Anthropic, Groq, Gemini 3, Responses API)"]
-    targets = {
-        "mix_rmse_ratio_to_equal_cost": no_n["mix"]["sequential"]["rmse_ratio_to_equal_cost"],
-        "mix_input_share_of_fixed_20": no_n["mix"]["sequential"]["input_share_of_fixed_20"],
-        "mix_rmse_sequential": no_n["mix"]["sequential"]["rmse"],
-        "mix_rmse_fixed_20": no_n["mix"]["fixed_20"]["rmse"],
-        "held_out": {name: {"calls": no_n[name]["sequential"]["calls"],
-                            "rmse_ratio_to_equal_cost":
-                                no_n[name]["sequential"]["rmse_ratio_to_equal_cost"]}
-                     for name in HELD_OUT},
-        "target_rmse_ratio": "<= 0.92", "target_calls": "<= 6.67 (a third of fixed 20)",
-    }
-    print(targets)
-    write_results("sequential", {"machine": machine(), "settings": vars(args) | {"out": None},
-                                 "prompt_tokens": tokens, "results": results,
-                                 "targets": targets}, args.out)  # fmt: skip
+    run = (args.per_call, args.completions, args.precision, args.concurrency)
+    sets: dict[str, dict[str, dict[str, Any]]] = {}
+    if args.mix:
+        mixes = {name_of(tuple(m)): tuple(s / sum(m) for s in m) for m in args.mix}
+        sets["given"] = {}
+        for j, (name, shares) in enumerate(mixes.items()):
+            rng = np.random.default_rng([args.seed, j])
+            sets["given"][name] = run_mix(population(shares, rng, args.dialogs), rng, *run)
+    else:
+        sets["grid"] = {}
+        for j, shares in enumerate(grid()):
+            rng = np.random.default_rng([args.seed, j])
+            sets["grid"][name_of(shares)] = run_mix(
+                population(shares, rng, args.dialogs), rng, *run
+            )
+        draws = np.random.default_rng([args.seed, 1000]).dirichlet((1, 1, 1), args.held_out)
+        sets["held_out"] = {}
+        for j, shares in enumerate(draws):
+            rng = np.random.default_rng([args.seed, 2000 + j])
+            mix = tuple(float(s) for s in shares)
+            sets["held_out"][name_of(mix)] = run_mix(population(mix, rng, args.dialogs), rng, *run)
+    rows = [
+        [part, name, f"{r['calls']:.2f}", r["max_calls"], f"{r['rmse']:.4f}",
+         f"{r['rmse_ratio']:.3f}", f"{r['oracle_ratio']:.3f}"]
+        for part, mixes in sets.items() for name, r in mixes.items()
+    ]  # fmt: skip
+    print(table(["set", "peaked/split/flat %", "calls", "most calls", "RMSE",
+                 "RMSE / fixed n", "oracle / fixed n"], rows))  # fmt: skip
+    summaries = {part: summary(mixes) for part, mixes in sets.items()}
+    for part, s in summaries.items():
+        print(part, s)
+    write_results(
+        "sequential",
+        {"machine": machine(), "settings": vars(args) | {"out": None, "budget": BUDGET},
+         "targets": {"calls": f"<= {TARGET_CALLS:.2f} (a third of G-Eval's 20)",
+                     "rmse_ratio": f"<= {TARGET_RATIO} where oracle <= {HETEROGENEOUS}"},
+         "summary": summaries, "results": sets},
+        args.out,
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import math
 import re
 import statistics
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -40,7 +40,14 @@ from .judge._geval import (
     check_method,
     judge_output,
 )
-from .judge._judge_call import PRECISION, JudgeRequest, ask_judge, complete_choices, judge_request
+from .judge._judge_call import (
+    PRECISION,
+    JudgeRequest,
+    SamplingLedger,
+    ask_judge,
+    complete_choices,
+    judge_request,
+)
 from .judge._rubric import (
     Turn,
     check_rubric_for,
@@ -148,7 +155,7 @@ def empathy_scorer(
       precision: For ``samples`` on a judge that returns fewer than ``completions``
         answers a call: answers are drawn in rounds until one more would cut the
         posterior variance of the weighted score by less than this squared (default
-        0.065); 0 draws all.
+        0.065), at most 6 calls a dialog on average over the run; 0 draws all.
       rubric: A rubric variant instead of the seed: a bundled name (``no_steps``,
         ``anchored``) or a file with one ``{{Dialog}}`` slot, checked at once; its
         name and content hash go into each Score's metadata (``rubric``).
@@ -207,9 +214,7 @@ def empathy_scorer(
                 source="empathy_scorer",
             )
         dialog = render_dialog(turns)
-        prompt: list[ChatMessage] = [
-            ChatMessageUser(content=render_prompt(dialog, cot, rubric))
-        ]
+        prompt: list[ChatMessage] = [ChatMessageUser(content=render_prompt(dialog, cot, rubric))]
         judges = explicit if explicit is not None else role_judges(role)
         context["judged_dialog"] = dialog
         if notes:
@@ -240,8 +245,10 @@ def check_threshold(threshold: float | None) -> None:
     """Refuse a pass mark that is not a number on the rubric's 1-5 scale (`OptionError`)."""
     if threshold is None:
         return
-    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not (
-        1 <= threshold <= 5
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, int | float)
+        or not (1 <= threshold <= 5)
     ):
         raise OptionError(f"threshold must be a number from 1 to 5, not {threshold!r}")
 
@@ -266,9 +273,7 @@ def gate(score: Score, threshold: float | None) -> Score:
     return score.model_copy(update={"metadata": metadata, "explanation": explanation})
 
 
-def completions_option(
-    completions: int | None, samples: int | None, prefix: str = ""
-) -> int:
+def completions_option(completions: int | None, samples: int | None, prefix: str = "") -> int:
     """The number of completions for the ``samples`` method, from ``completions`` or its
     deprecated alias ``samples`` (which warns once, naming ``completions``).
 
@@ -328,8 +333,10 @@ def check_options(
 
 def check_precision(precision: float, prefix: str = "") -> None:
     """Refuse a sequential-sampling precision that is not a number >= 0 (`OptionError`)."""
-    if isinstance(precision, bool) or not isinstance(precision, int | float) or not (
-        math.isfinite(precision) and precision >= 0
+    if (
+        isinstance(precision, bool)
+        or not isinstance(precision, int | float)
+        or not (math.isfinite(precision) and precision >= 0)
     ):
         raise OptionError(
             f"{prefix}precision must be a number >= 0 (sampling stops once one more answer would "
@@ -401,6 +408,8 @@ class JudgeOptions:
     low_mass: LowMass
     min_parsed: float
     precision: float = PRECISION
+    ledgers: dict[str, SamplingLedger] = field(default_factory=dict, compare=False)
+    """Each judge's sequential draws in this scorer's run (`_judge_call.SamplingLedger`)."""
 
 
 _announced: set[str] = set()
@@ -578,8 +587,9 @@ async def _judge_with(
 ) -> tuple[str, Judgement]:
     model = get_model(judge)
     _warn_unshared_settings(model)
+    ledger = options.ledgers.setdefault(str(model), SamplingLedger())
     output, request = await ask_judge(
-        model, prompt, options.method, options.completions, options.cot, options.precision
+        model, prompt, options.method, options.completions, options.cot, options.precision, ledger
     )
     judgement = read_judgement(output, request, options)
     announce_fallback(str(model), judgement, request)

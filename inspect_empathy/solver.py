@@ -30,7 +30,7 @@ from .dialogs import (
 )
 from .errors import OptionError
 from .judge._geval import DEFAULT_COMPLETIONS, Method
-from .judge._judge_call import PRECISION, ask_judge
+from .judge._judge_call import PRECISION, SamplingLedger, ask_judge
 from .judge._rubric import check_rubric_for, render_dialog, render_prompt, turns_from_messages
 from .scorer import missing_grader_message
 
@@ -98,6 +98,7 @@ def judge_generate(
     """
 
     _check_rubric(rubric, cot)  # a bad rubric is a one-line error before any model call
+    ledgers: dict[str, SamplingLedger] = {}  # each judge's sequential draws in this run
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         model = get_model()
@@ -110,7 +111,8 @@ def judge_generate(
                 )
             prompt = _with_rubric(state, render_prompt(state.input, cot, rubric))
         try:
-            output, _ = await ask_judge(model, prompt, method, completions, cot, precision)
+            ledger = ledgers.setdefault(str(model), SamplingLedger())
+            output, _ = await ask_judge(model, prompt, method, completions, cot, precision, ledger)
         except (IndexError, AttributeError) as ex:
             if not answered_without_completion(ex):
                 raise

@@ -145,13 +145,21 @@ def test_startup_alternates_the_cases_and_names_heavy_modules(tmp_path: Path) ->
 
 
 def test_sequential_compares_the_rule_with_fixed_n(tmp_path: Path) -> None:
-    result = run_script("sequential", tmp_path, "--dialogs", "40")
-    no_n = next(v for k, v in result["results"].items() if k.startswith("no n"))
-    for family in ("peaked", "split", "mix", "baseline"):
-        seq = no_n[family]["sequential"]
-        assert 3 <= seq["answers"] <= 20 and seq["calls"] == seq["answers"]
-        assert {"fixed_5", "fixed_10", "fixed_20"} <= set(no_n[family])
-    assert no_n["peaked"]["sequential"]["answers"] < no_n["split"]["sequential"]["answers"]
+    result = run_script("sequential", tmp_path, "--dialogs", "60", "--held-out", "2")
+    grid, held_out = result["results"]["grid"], result["results"]["held_out"]
+    assert len(grid) == 66 and len(held_out) == 2
+    for mix in [*grid.values(), *held_out.values()]:
+        assert mix["dialogs"] == 60 and 4 <= mix["calls"] <= 6 and mix["max_calls"] <= 20
+        assert mix["rmse_ratio"] > 0 and 0 < mix["oracle_ratio"] <= 1 + 1e-9
+    assert grid["100/0/0"]["calls"] < grid["0/0/100"]["calls"] == 6
+    assert result["summary"]["grid"]["worst_calls"]["calls"] <= 6
+
+
+def test_sequential_e2e_counts_the_calls_inspect_made(tmp_path: Path) -> None:
+    result = run_script("sequential_e2e", tmp_path, "--dialogs", "12")["result"]
+    assert result["dialogs"] == 12 and result["calls_recorded_match"]
+    assert result["requests"] == round(result["calls"] * 12) and 4 <= result["calls"] <= 6
+    assert result["rmse_ratio"] > 0 and result["simulated_same_answers"]["calls"] <= 6
 
 
 def test_per_turn_expands_one_sample_per_bot_turn(tmp_path: Path) -> None:

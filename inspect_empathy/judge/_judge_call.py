@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput
@@ -54,38 +54,139 @@ answer would be expected to take less than ``PRECISION**2`` off the posterior va
 the weighted score, i.e. once ``posterior_sd / sqrt(a0 + n + 1) <= PRECISION``. Chosen with
 benchmarks/sequential.py on mixes of peaked, split and flat judges (docs/performance.md)."""
 PRIOR = 0.005
-"""Dirichlet prior weight on each of the five levels (0.025 in all): four answers alike
-settle a judge; a minority answer among them keeps it drawing."""
+"""Dirichlet prior weight on each of the five levels (0.025 in all)."""
 FIRST_ROUND = 4
-"""Answers drawn before the rule is first checked, where the service returns one a call:
-a judge split 50/50 between two levels opens with four alike one time in eight."""
+"""Answers drawn before the rule is first checked, where the service returns one a call."""
+BUDGET = 6
+"""Calls a judge's sequential draws average at most over a run (`SamplingLedger`): a draw
+goes past ``BUDGET`` calls only on calls earlier draws of the run left unused."""
+SHARE = 4
+"""A draw past `BUDGET` takes at most ``1/SHARE`` of the calls left unused when it first
+does, so that one flat judge does not take what several need."""
+_SPLIT_JUDGE = (0.25, 0.125)
+"""P(three answers agree), P(four agree) of a judge split 50/50 between two levels: the one
+dialog a run's `SamplingLedger.contradiction` starts from."""
 
 
-def posterior_sd(scores: list[int], prior: float = PRIOR) -> float:
+def posterior_sd(scores: list[int], prior: float = PRIOR, floor: float = 0.0) -> float:
     """Posterior standard deviation of the weighted score sum p(k) k, under a symmetric
     Dirichlet(``prior``) on the five levels updated with the answers ``scores``:
-    Var = Var_p̄(k) / (a0 + n + 1), with p̄ the posterior mean and a0 the prior's total."""
+    Var = Var_p̄(k) / (a0 + n + 1), with p̄ the posterior mean and a0 the prior's total;
+    Var_p̄(k), the judge's spread, taken as at least ``floor`` (`SamplingLedger.floor`)."""
     counts = [scores.count(k) + prior for k in SCORES]
     total = sum(counts)
     mean = sum(k * c for k, c in zip(SCORES, counts, strict=True)) / total
     spread = sum((k - mean) ** 2 * c for k, c in zip(SCORES, counts, strict=True)) / total
-    return math.sqrt(spread / (total + 1))
+    return math.sqrt(max(spread, floor) / (total + 1))
 
 
-def next_cut(scores: list[int], prior: float = PRIOR) -> float:
+def next_cut(scores: list[int], prior: float = PRIOR, floor: float = 0.0) -> float:
     """The root of what one more answer is expected to take off the posterior variance of
     the weighted score: V - E[V'] = Var(E[score | one more answer]) = V / (a0 + n + 1)
     exactly, under the Dirichlet posterior of `posterior_sd`."""
-    return posterior_sd(scores, prior) / math.sqrt(len(scores) + 5 * prior + 1)
+    return posterior_sd(scores, prior, floor) / math.sqrt(len(scores) + 5 * prior + 1)
 
 
-def settled(scores: list[int], precision: float = PRECISION) -> bool:
+def settled(scores: list[int], precision: float = PRECISION, floor: float = 0.0) -> bool:
     """The stopping rule of `draw_sequentially`: stop once one more answer is worth less
-    than ``precision**2`` of posterior variance (`next_cut`). Stopping where the marginal
-    gain falls below a price spends answers in proportion to a judge's spread (its SD), not
-    its variance: the allocation that minimises the summed squared error of many dialogs
-    for their total answers."""
-    return bool(scores) and next_cut(scores) <= precision
+    than ``precision**2`` of posterior variance (`next_cut`, the judge's spread at least
+    ``floor``). Stopping where the marginal gain falls below a price spends answers in
+    proportion to a judge's spread (its SD), not its variance: the allocation that
+    minimises the summed squared error of many dialogs for their total answers."""
+    return bool(scores) and next_cut(scores, floor=floor) <= precision
+
+
+@dataclass
+class SamplingLedger:
+    """What one judge's sequential draws in one run (one scorer or solver) left and showed.
+
+    ``spare``: calls the finished draws left unused under `BUDGET`, less those drawn past
+    it; a draw goes past `BUDGET` only on these, so the run's draws average at most
+    `BUDGET` calls. ``agree``: summed over the first rounds drawn so far (at least four
+    valid answers), the chance that three, and four, of their answers taken in random order
+    agree, from one split judge (`_SPLIT_JUDGE`) on.
+    """
+
+    spare: int = 0
+    agree: list[float] = field(default_factory=lambda: list(_SPLIT_JUDGE))
+
+    def contradiction(self) -> float:
+        """The run's chance that a fourth answer differs from three that agree."""
+        three, four = self.agree
+        return 1 - four / three
+
+    def floor(self) -> float:
+        """The least spread a judge's answers are taken to have: that of a judge giving a
+        neighbouring level as often as the run's fourth answers contradict three agreeing
+        ones. Four agreeing answers settle a judge where the run's judges are sure; where
+        many are split, they do not (a 50/50 judge opens with four alike one time in
+        eight)."""
+        rho = self.contradiction()
+        return rho * (1 - rho)
+
+    def first_round(self, scores: list[int]) -> None:
+        """Add a draw's first round (its valid answers)."""
+        if len(scores) >= 4:
+            counts = [scores.count(k) for k in SCORES]
+            for i, j in enumerate((3, 4)):
+                self.agree[i] += sum(math.perm(c, j) for c in counts) / math.perm(len(scores), j)
+
+    def finished(self, calls: int) -> None:
+        """Add a finished draw's calls: those it left unused under `BUDGET` are spare."""
+        self.spare += max(0, BUDGET - calls)
+
+
+@dataclass
+class Draw:
+    """One dialog's sequential draw under a run's `SamplingLedger`: which calls come next."""
+
+    ledger: SamplingLedger
+    per_call: int
+    completions: int
+    precision: float = PRECISION
+    calls: int = 0
+    """Calls made (the caller adds those sent again after a cut answer)."""
+    first: list[int] | None = None
+    """The valid answers of the first round."""
+    stopped: str = "ceiling"
+    """``precision`` (`settled`), ``budget`` (`BUDGET` and no spare calls) or ``ceiling``
+    (all completions drawn)."""
+    floor: float = 0.0
+    """The run's spread floor at the last check (`SamplingLedger.floor`)."""
+    _allowance: int | None = None
+    _taken: int = 0
+
+    def next_round(self, scores: list[int], drawn: int, readable: bool = True) -> list[int]:
+        """The next round's calls, as answers per call ([] to stop), after ``drawn``
+        answers of which ``scores`` are valid; ``readable``: few enough unread answers for
+        the mean to stand (`_geval.MAX_SHIFT`)."""
+        if drawn and self.first is None:
+            self.first = list(scores)
+            self.ledger.first_round(self.first)
+        self.floor = self.ledger.floor()
+        if drawn and readable and settled(scores, self.precision, self.floor):
+            self.stopped = "precision"
+            return []
+        if drawn >= self.completions:
+            self.stopped = "ceiling"
+            return []
+        sizes = round_sizes(drawn, self.per_call, self.completions)
+        own = max(0, BUDGET - self.calls)
+        if len(sizes) > own:
+            if self._allowance is None:
+                self._allowance = self.ledger.spare // SHARE
+            extra = min(len(sizes) - own, self.ledger.spare, self._allowance - self._taken)
+            sizes = sizes[: own + max(0, extra)]
+            self.ledger.spare -= max(0, extra)
+            self._taken += max(0, extra)
+        if not sizes:
+            self.stopped = "budget"
+        self.calls += len(sizes)
+        return sizes
+
+    def finish(self) -> None:
+        """Record the draw's calls in the run's ledger."""
+        self.ledger.finished(self.calls)
 
 
 @dataclass(frozen=True)
@@ -196,8 +297,8 @@ def plan_request(
                 notes.append(
                     f"up to {completions} completions, {per_call} a call ({traits.service} "
                     f"takes {takes}), drawn until one more would cut the weighted score's "
-                    f"posterior variance by less than {precision:g}^2 (-T precision=0 draws all "
-                    f"{completions})"
+                    f"posterior variance by less than {precision:g}^2, {BUDGET} calls a dialog "
+                    f"on average over the run at most (-T precision=0 draws all {completions})"
                 )
             else:
                 calls = -(-completions // per_call)
@@ -291,8 +392,10 @@ async def ask_judge(
     completions: int,
     cot: bool,
     precision: float = PRECISION,
+    ledger: SamplingLedger | None = None,
 ) -> tuple[ModelOutput, JudgeRequest]:
-    """Ask ``model`` for its rating as its service accepts it.
+    """Ask ``model`` for its rating as its service accepts it (``ledger``: the run's
+    sequential draws of this judge, `draw_sequentially`).
 
     A documented refusal of an option the plugin chose (logprobs, ``n``, a small output
     bound) is learnt once per model, said once in the terminal, and the request sent
@@ -309,7 +412,7 @@ async def ask_judge(
             return ModelOutput(model=str(model), choices=[], error=request.unanswerable), request
         try:
             if request.sequential:
-                return await draw_sequentially(model, prompt, request), request
+                return await draw_sequentially(model, prompt, request, ledger), request
             output = await _generate(model, prompt, request.config, request.bound, request.again)
             if method == "samples" and output.choices and len(output.choices) < completions:
                 output = await complete_choices(model, prompt, output, request)
@@ -350,30 +453,34 @@ def round_sizes(drawn: int, per_call: int, completions: int) -> list[int]:
 
 
 async def draw_sequentially(
-    model: Model, prompt: list[ChatMessage], request: JudgeRequest
+    model: Model,
+    prompt: list[ChatMessage],
+    request: JudgeRequest,
+    ledger: SamplingLedger | None = None,
 ) -> ModelOutput:
     """Draw answers in rounds (as many a call as the service takes; `FIRST_ROUND` single
     calls at once, then two, where it takes one) until the valid scores so far are
-    `settled` at the request's precision (one more answer would cut the posterior variance
-    of the weighted score by less than precision squared), or ``completions`` answers were
-    drawn. The output holds every answer drawn, their
-    usage summed, and `SAMPLING_KEY` metadata (answers, calls, posterior SD, why it stopped)."""
+    `settled` at the request's precision (their spread at least the run's floor,
+    `SamplingLedger.floor`), the draw has made `BUDGET` calls and the run has none to spare
+    (`Draw`), or ``completions`` answers were drawn. ``ledger``: the run's (a new one, a run
+    of one dialog, where None). The output holds every answer drawn, their usage summed,
+    and `SAMPLING_KEY` metadata (answers, calls, posterior SD, why it stopped)."""
+    ledger = SamplingLedger() if ledger is None else ledger
+    draw = Draw(ledger, request.per_call, request.completions, request.precision)
     choices: list[Any] = []
     usage = None
-    calls = 0
     seed = request.config.seed
     output: ModelOutput | None = None
-    sd = float("inf")
-    done = False
     asked = 0
-    while len(choices) < request.completions:
-        sizes = round_sizes(len(choices), request.per_call, request.completions)
+    scores: list[int] = []
+    while sizes := draw.next_round(
+        scores, len(choices), unread_shift(len(scores), len(choices)) <= MAX_SHIFT
+    ):
         configs = []
-        for size in sizes:
-            calls += 1
+        for i, size in enumerate(sizes):
             update: dict[str, Any] = {"num_choices": size if size > 1 else None}
             if seed is not None:
-                update["seed"] = seed + calls - 1
+                update["seed"] = seed + draw.calls - len(sizes) + i
             configs.append(request.config.model_copy(update=update))
         outputs = await collect(
             *[_generate(model, prompt, c, request.bound, request.again, True) for c in configs]
@@ -382,26 +489,27 @@ async def draw_sequentially(
         added = [choice for more in outputs for choice in more.choices]
         for more in outputs:
             usage = add_usage(usage, more.usage)
+        again = sum(ASKED_AGAIN in (more.metadata or {}) for more in outputs)
+        asked += again
+        draw.calls += again  # the budget counts calls sent again after a cut answer
         if not added:
+            draw.stopped = "ceiling"
             break
         choices.extend(added)
-        asked += sum(ASKED_AGAIN in (more.metadata or {}) for more in outputs)
         scores = sampled_scores(choices)
-        sd = posterior_sd(scores) if scores else float("inf")
-        done = settled(scores, request.precision)
-        if done and unread_shift(len(scores), len(choices)) <= MAX_SHIFT:
-            break
+    draw.finish()
     assert output is not None
-    stopped = "precision" if done else "ceiling"
-    sampling = {"drawn": len(choices), "calls": calls + asked, "posterior_sd": round(sd, 4),
-                "stopped": stopped, "asked_again": asked}  # fmt: skip
+    sd = posterior_sd(scores, floor=draw.floor) if scores else float("inf")
+    sampling = {"drawn": len(choices), "calls": draw.calls, "posterior_sd": round(sd, 4),
+                "stopped": draw.stopped, "asked_again": asked,
+                "spread_floor": round(draw.floor, 4)}  # fmt: skip
     metadata = {**(output.metadata or {}), SAMPLING_KEY: sampling}
     return output.model_copy(update={"choices": choices, "usage": usage, "metadata": metadata})
 
 
 SEQUENTIAL_COST = (
-    "about 6.2-6.5 calls per dialog on a service without n on mostly peaked judges, at the "
-    "default -T precision=0.065 (benchmarks/results/sequential.json)"
+    f"at most {BUDGET} calls a dialog on average over a run on a service without n "
+    "(benchmarks/results/sequential.json)"
 )
 """What ``method=samples`` costs on a service without ``n``, as benchmarks/sequential.py
 measured it (quoted where ``auto`` announces its fallback)."""
@@ -544,4 +652,3 @@ def mark_cut(output: ModelOutput, bound: int | None, reports_stop: bool = True) 
         for c in output.choices
     ]
     return output.model_copy(update={"choices": choices})
-

@@ -26,9 +26,11 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageUser
 from matrix_dialogs import SCORES, dialogs, outcomes
 
 from inspect_empathy import empathy_scorer
+from inspect_empathy.judge._judge_call import BUDGET, PRECISION
 from inspect_empathy.tasks import empathy
 
 pytestmark = pytest.mark.usefixtures("quick_backoff")
+
 
 def run(model: str, tmp_path: Path, **task_args: Any) -> EvalLog:
     [log] = eval(
@@ -275,15 +277,14 @@ def alternating(texts: list[str]) -> Callable[[dict[str, Any]], dict[str, Any]]:
 
 @pytest.mark.parametrize(
     ("answers", "most_calls", "least_calls"),
-    [(["4"], 4, 4), (["3", "4"], 20, 8)],
+    [(["4"], 4, 4), (["3", "4"], 6, 6)],
     ids=["always-4", "split-3-4"],
 )
 def test_sequential_sampling_stops_when_precise_enough(
     answers: list[str], most_calls: int, least_calls: int, anthropic_server: Any, tmp_path: Path
 ) -> None:
-    """On a service without n: a judge that always says 4 is settled in a few calls; one
-    split between 3 and 4 gets enough draws to tell (one more would cut the posterior
-    variance by less than PRECISION squared, or all 20)."""
+    """On a service without n: a judge that always says 4 is settled by its first four
+    answers; one split between 3 and 4 draws the run's budget (a run of one dialog: six)."""
     from fake_servers import Reply
 
     anthropic_server.script(Reply(respond=alternating(answers)))
@@ -299,10 +300,10 @@ def test_sequential_sampling_stops_when_precise_enough(
     assert sequential["drawn"] == calls == metadata["n_parsed"]
     assert value == pytest.approx(statistics.fmean(metadata["scores"]))
     if sequential["stopped"] == "precision":
-        from inspect_empathy.judge._judge_call import PRECISION
-
         n = sequential["drawn"]
         assert sequential["posterior_sd"] <= PRECISION * (n + 5 * 0.005 + 1) ** 0.5 + 1e-4
+    else:
+        assert sequential["stopped"] == "budget" and calls == BUDGET
 
 
 GRADERS = [
@@ -338,7 +339,9 @@ def test_empathy_scorer_in_a_task_of_ones_own_with_each_grader(
 
 
 def test_what_was_chosen_for_a_judge_is_said_once_in_the_terminal(
-    responses_server: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture,
+    responses_server: Any,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import logging
@@ -374,16 +377,32 @@ def claude_run(model: str, tmp_path: Path, **config: Any) -> EvalLog:
     ("model", "config", "thinking", "bound"),
     [
         # asked to think with a budget: the bound is the answer's 24 plus the budget
-        ("anthropic/claude-sonnet-4-5", {"reasoning_tokens": 2048},
-         {"type": "enabled", "budget_tokens": 2048}, 2072),
-        ("anthropic/claude-3-7-sonnet-20250219", {"reasoning_tokens": 1024},
-         {"type": "enabled", "budget_tokens": 1024}, 1048),
+        (
+            "anthropic/claude-sonnet-4-5",
+            {"reasoning_tokens": 2048},
+            {"type": "enabled", "budget_tokens": 2048},
+            2072,
+        ),
+        (
+            "anthropic/claude-3-7-sonnet-20250219",
+            {"reasoning_tokens": 1024},
+            {"type": "enabled", "budget_tokens": 1024},
+            1048,
+        ),
         # ... or an effort, which Inspect sends as a budget of 4096 to Claude 4.5
-        ("anthropic/claude-opus-4-5", {"reasoning_effort": "low"},
-         {"type": "enabled", "budget_tokens": 4096}, 4120),
+        (
+            "anthropic/claude-opus-4-5",
+            {"reasoning_effort": "low"},
+            {"type": "enabled", "budget_tokens": 4096},
+            4120,
+        ),
         # a bound the user set at or below the budget is raised (Claude refuses it)
-        ("anthropic/claude-sonnet-4-5", {"reasoning_tokens": 2048, "max_tokens": 1000},
-         {"type": "enabled", "budget_tokens": 2048}, 2072),
+        (
+            "anthropic/claude-sonnet-4-5",
+            {"reasoning_tokens": 2048, "max_tokens": 1000},
+            {"type": "enabled", "budget_tokens": 2048},
+            2072,
+        ),
         # think unless told not to: told not to
         ("anthropic/claude-sonnet-5", {}, {"type": "disabled"}, 24),
         ("anthropic/claude-opus-5", {}, {"type": "disabled"}, 24),
@@ -396,13 +415,16 @@ def claude_run(model: str, tmp_path: Path, **config: Any) -> EvalLog:
         # sources disagree: nothing sent about thinking, room left for it
         ("anthropic/claude-opus-4-7", {}, None, 2072),
         # an effort the user chose is kept, with room for the budget Inspect sends for it
-        ("anthropic/claude-sonnet-5", {"reasoning_effort": "medium"}, {"type": "adaptive"},
-         10024),
+        ("anthropic/claude-sonnet-5", {"reasoning_effort": "medium"}, {"type": "adaptive"}, 10024),
     ],
 )
 def test_claude_with_thinking_scores_every_dialog(
-    claude_server: Any, tmp_path: Path, model: str, config: dict[str, Any],  # noqa: F811
-    thinking: dict[str, Any] | None, bound: int,
+    claude_server: Any,  # noqa: F811
+    tmp_path: Path,
+    model: str,
+    config: dict[str, Any],
+    thinking: dict[str, Any] | None,
+    bound: int,
 ) -> None:
     found = outcomes(claude_run(model, tmp_path, **config))
     assert {k: (v, m) for k, (v, m, _) in found.items()} == {
@@ -418,7 +440,9 @@ def test_claude_with_thinking_scores_every_dialog(
 
 
 def test_what_is_done_about_claudes_thinking_is_said_in_the_terminal(
-    claude_server: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture,  # noqa: F811
+    claude_server: Any,  # noqa: F811
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import logging
@@ -433,11 +457,13 @@ def test_what_is_done_about_claudes_thinking_is_said_in_the_terminal(
             outcomes(claude_run(f"anthropic/{model}", tmp_path / model, **config))
         lines = [r.getMessage() for r in caplog.records]
         [said[model]] = [m for m in lines if f"empathy judge anthropic/{model} " in m]
-    assert "max_tokens 2072: 24 for the answer and 2048 for the thinking budget" in (
-        said["claude-sonnet-4-5"]
+    assert (
+        "max_tokens 2072: 24 for the answer and 2048 for the thinking budget"
+        in (said["claude-sonnet-4-5"])
     )
-    assert "reasoning_effort=none: Claude Sonnet 5 reasons unless told not to; told not to" in (
-        said["claude-sonnet-5"]
+    assert (
+        "reasoning_effort=none: Claude Sonnet 5 reasons unless told not to; told not to"
+        in (said["claude-sonnet-5"])
     )
     fable = said["claude-fable-5"]
     assert "reasoning_effort=low: the least reasoning Claude Fable 5 allows" in fable
@@ -499,7 +525,10 @@ def _refuse(server: Any, status: int, body: Any) -> None:
 @pytest.mark.parametrize("service", list(TOO_LONG))
 @pytest.mark.parametrize("mode", ["judge", "response"])
 def test_a_prompt_too_long_for_the_service_is_unscored_with_its_words_not_an_error(
-    service: str, mode: str, openai_server: Any, tmp_path: Path,
+    service: str,
+    mode: str,
+    openai_server: Any,
+    tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     status, body = TOO_LONG[service]
@@ -530,12 +559,18 @@ def test_a_prompt_too_long_for_the_service_is_unscored_with_its_words_not_an_err
         (400, "Invalid model name passed in model=judge."),
         (413, "Request Entity Too Large"),
         # the words of another service's refusal under a status it does not use for it
-        (429, "This model's maximum context length is 4096 tokens. However, you requested 5000 "
-              "tokens (4976 in the messages, 24 in the completion)."),
+        (
+            429,
+            "This model's maximum context length is 4096 tokens. However, you requested 5000 "
+            "tokens (4976 in the messages, 24 in the completion).",
+        ),
     ],
 )
 def test_any_other_provider_error_stays_an_error(
-    status: int, message: str, openai_server: Any, tmp_path: Path,
+    status: int,
+    message: str,
+    openai_server: Any,
+    tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     _refuse(openai_server, status, {"object": "error", "message": message,
@@ -567,7 +602,8 @@ def test_a_dialog_quoting_a_refusal_is_no_refusal(
 
 @pytest.mark.slow
 def test_a_grader_takes_its_bound_and_thinking_from_its_role_on_the_command_line(
-    claude_server: Any, tmp_path: Path  # noqa: F811
+    claude_server: Any,  # noqa: F811
+    tmp_path: Path,
 ) -> None:
     """``--max-tokens`` is the replying model's; the grader's bound and thinking budget come
     from its role (Inspect's model config), and the thinking gets room in the bound."""
@@ -577,8 +613,12 @@ def test_a_grader_takes_its_bound_and_thinking_from_its_role_on_the_command_line
 
     from inspect_ai.log import list_eval_logs, read_eval_log
 
-    env = {**os.environ, "ANTHROPIC_BASE_URL": claude_server.url, "ANTHROPIC_API_KEY": "test",
-           "COLUMNS": "2000"}  # the terminal's lines unwrapped
+    env = {
+        **os.environ,
+        "ANTHROPIC_BASE_URL": claude_server.url,
+        "ANTHROPIC_API_KEY": "test",
+        "COLUMNS": "2000",
+    }  # the terminal's lines unwrapped
     run = subprocess.run(
         [sys.executable, "-m", "inspect_ai", "eval", "inspect_empathy/empathy_response",
          "--model", "empathy_baseline/lexicon",
@@ -596,7 +636,9 @@ def test_a_grader_takes_its_bound_and_thinking_from_its_role_on_the_command_line
     for body in claude_server.bodies():
         thinking = body["thinking"]
         assert (thinking["type"], thinking["budget_tokens"], body["max_tokens"]) == (
-            "enabled", 2048, 2072
+            "enabled",
+            2048,
+            2072,
         ), body
     said = " ".join((run.stdout + run.stderr).split())
     assert "--max-tokens 300 set the generation of the model under evaluation" in said
