@@ -424,7 +424,7 @@ def announce_fallback(judge: str, judgement: Judgement, request: JudgeRequest) -
     _announced.add(judge)
     logger.warning(
         f"empathy_scorer (method=auto): {judge} gave no usable logprobs ({reason}); its "
-        "scores fall back to the parsed whole number (counted as by_parse in the metrics)."
+        "scores fall back to the parsed whole number (counted as parse when the task ends)."
     )
 
 

@@ -725,7 +725,7 @@ def test_terminal_summary_counts_unscored_and_methods(
     openai_server.script(Reply(respond=chat("Four", [tok("Four")])), when="Case word")
     openai_server.script(Reply(respond=chat("Four", [tok("Four")])), when="Case word2")
     data = write_dialogs(tmp_path / "d.jsonl", ["amb", "word", "word2", "fine"])
-    env = {**os.environ, "COLUMNS": "200"}
+    env = {**os.environ, "COLUMNS": "400"}  # the end-of-task line on one line
     result = subprocess.run(
         [sys.executable, "-m", "inspect_ai", "eval", "inspect_empathy/empathy"]
         + ["--model", OPENAI, "-T", f"dataset={data}", "--log-dir", str(tmp_path / "logs")],
