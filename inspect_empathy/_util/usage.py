@@ -72,6 +72,8 @@ class Tally:
 
 
 def _get(item: Any, key: str) -> Any:
+    if type(item) is dict:  # a log's JSON (the Mapping check below costs more than the get)
+        return item.get(key)
     if isinstance(item, Mapping):
         return item.get(key)
     return getattr(item, key, None)
