@@ -349,25 +349,41 @@ class TreeMemory:
         return self.peak / 2**20
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and of the children it has reaped (the log readers)."""
+    import resource
+
+    own, reaped = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return own.ru_utime + own.ru_stime + reaped.ru_utime + reaped.ru_stime
+
+
 def child(logs: list[str], out: str, resamples: int) -> None:
-    """Run the comparison and the report; print the phase timings as JSON."""
+    """Run the comparison and the report; print the phase timings (wall and CPU) as JSON."""
+    import os
+
     memory = TreeMemory()
-    start = time.perf_counter()
+    load = os.getloadavg()
+    start, cpu0 = time.perf_counter(), _cpu()
     from inspect_empathy.compare.logs import load_scores
     from inspect_empathy.compare.report import write_all
     from inspect_empathy.compare.tables import build_comparison
 
     loaded = load_scores(logs, progress=True)
-    read = time.perf_counter()
+    read, cpu1 = time.perf_counter(), _cpu()
     comparison = build_comparison(loaded, resamples=resamples, seed=0, progress=True)
-    stats = time.perf_counter()
+    stats, cpu2 = time.perf_counter(), _cpu()
     write_all(comparison, Path(out), plots=True)
-    done = time.perf_counter()
+    done, cpu3 = time.perf_counter(), _cpu()
     report = {
         "read_s": read - start,
         "statistics_s": stats - read,
         "report_s": done - stats,
+        "read_cpu_s": cpu1 - cpu0,
+        "statistics_cpu_s": cpu2 - cpu1,
+        "report_cpu_s": cpu3 - cpu2,
         "tree_rss_mb": memory.stop(),
+        "load_average_before": [round(x, 2) for x in load],
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
         "judges": len(comparison.judges),
         "dialogs": int(comparison.samples["id"].nunique()),
         "common": comparison.common,
@@ -427,8 +443,8 @@ def main() -> None:
                     f"{run['wall_s']:.1f} s, tree RSS {run['tree_rss_mb']:.0f} MB",
                     file=sys.stderr,
                 )
-    headers = ["size", "naming", "rows", "wall s", "cpu s", "cpu ms/1k rows", "tree MB",
-               "read s", "stats s", "report s"]  # fmt: skip
+    headers = ["size", "naming", "rows", "wall s", "cpu s", "tree MB", "read cpu s",
+               "stats cpu s", "report cpu s", "load before"]  # fmt: skip
     print(
         table(
             headers,
@@ -439,11 +455,11 @@ def main() -> None:
                     r["rows"],
                     r["wall_s"],
                     r["cpu_s"],
-                    1000 * r["cpu_s"] / r["rows"],
                     r["tree_rss_mb"],
-                    r["read_s"],
-                    r["statistics_s"],
-                    r["report_s"],
+                    r["read_cpu_s"],
+                    r["statistics_cpu_s"],
+                    r["report_cpu_s"],
+                    r["load_average_before"][0],
                 ]
                 for r in runs
             ],
