@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -55,6 +56,9 @@ class LoggedSample:
     """The sample's events (None: read from the summaries, which have none)."""
     invalidated: bool = False
     """Inspect invalidated the record (a retry re-runs the sample)."""
+    once: bool = False
+    """No other record of the file has this record's name (an ``.eval`` member's: the zip
+    reader says so); another name may still hold the same id and epoch."""
 
 
 def _score(data: Any) -> LoggedScore:
@@ -209,8 +213,42 @@ def _zip_samples(path: str) -> Iterator[LoggedSample]:
             for member in archive.infolist()
             if member.filename.startswith("samples/") and member.filename.endswith(".json")
         ]
-        for data in _members(archive, path, members):
-            yield from_json(parse_sample(data))
+        names = Counter(member.filename for member in members)
+        for member, data in zip(members, _members(archive, path, members), strict=True):
+            sample = from_json(parse_sample(data))
+            sample.once = names[member.filename] == 1
+            yield sample
+
+
+def read_header(path: str) -> Any:
+    """A log's header (``EvalLog`` without samples), as ``read_eval_log(path,
+    header_only=True)`` reads it.
+
+    Of an ``.eval`` file, the ``header.json`` member is given to ``read_eval_log`` alone, as
+    an in-memory zip: a header-only read of the file also parses ``reductions.json``, every
+    sample's reduced score and answer (two seconds for 100,000 samples), which the
+    comparison does not read. A file without that member, or one that does not read so, is
+    read whole by ``read_eval_log``, which says what is wrong."""
+    import io
+    import zipfile
+
+    from inspect_ai.log import read_eval_log
+
+    if path.endswith(".eval"):
+        try:
+            with zipfile.ZipFile(path) as archive:
+                header = archive.read("header.json")
+            alone = io.BytesIO()
+            with zipfile.ZipFile(alone, "w") as copy:
+                copy.writestr("header.json", header)
+            alone.seek(0)
+            log = read_eval_log(alone, header_only=True)
+        except Exception:  # noqa: BLE001 - read as Inspect reads the file, which names it
+            pass
+        else:
+            log.location = path
+            return log
+    return read_eval_log(path, header_only=True)
 
 
 def _json_samples(path: str) -> Iterator[LoggedSample]:
