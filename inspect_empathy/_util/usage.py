@@ -27,6 +27,7 @@ file (``compare``), so nothing here imports Inspect.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -72,9 +73,27 @@ class Tally:
 
 
 def _get(item: Any, key: str) -> Any:
-    if isinstance(item, Mapping):
-        return item.get(key)
-    return getattr(item, key, None)
+    return _fields(item).get(key)
+
+
+class _Attributes:
+    """An object's attributes read as a mapping's ``get`` (None where absent)."""
+
+    __slots__ = ("item",)
+
+    def __init__(self, item: Any) -> None:
+        self.item = item
+
+    def get(self, key: str) -> Any:
+        return getattr(self.item, key, None)
+
+
+def _fields(item: Any) -> Any:
+    """``item`` with a ``get``: a mapping (a log's JSON) as it is, an Inspect object
+    through its attributes. One call per item: a log's events are read a million times."""
+    if type(item) is dict or isinstance(item, Mapping):
+        return item
+    return _Attributes(item)
 
 
 def _int(value: Any) -> int:
@@ -85,15 +104,16 @@ def usage_tally(usage: Any, calls: int = 0) -> Tally:
     """A ``ModelUsage`` (object or its JSON) as a tally of ``calls`` calls."""
     if usage is None:
         return Tally(calls=calls, unpriced=1 if calls else 0)
-    read = _int(_get(usage, "input_tokens_cache_read"))
-    write = _int(_get(usage, "input_tokens_cache_write"))
-    cost = _get(usage, "total_cost")
+    usage = _fields(usage)
+    read = _int(usage.get("input_tokens_cache_read"))
+    write = _int(usage.get("input_tokens_cache_write"))
+    cost = usage.get("total_cost")
     priced = isinstance(cost, int | float) and not isinstance(cost, bool) and cost >= 0
     return Tally(
         calls=calls,
-        input=_int(_get(usage, "input_tokens")) + read + write,
-        output=_int(_get(usage, "output_tokens")),
-        reasoning=_int(_get(usage, "reasoning_tokens")),
+        input=_int(usage.get("input_tokens")) + read + write,
+        output=_int(usage.get("output_tokens")),
+        reasoning=_int(usage.get("reasoning_tokens")),
         cache_read=read,
         cache_write=write,
         cost=float(cost) if priced else 0.0,
@@ -144,6 +164,7 @@ _TASK_SPAN = re.compile(r"task-(\d+)")
 _MEMBER = re.compile(r"(.+)#(\d+)")
 
 
+@functools.lru_cache(maxsize=4096)  # a few names, asked of every sample
 def member_model(member: str) -> str:
     """The model of a panel member's name: ``name#2`` (the second seat of a model on one
     panel, `scorer._unique_names`) is ``name``."""
@@ -156,22 +177,23 @@ def model_calls(events: Iterable[Any]) -> dict[Key, Tally]:
     events."""
     spans: dict[str, tuple[str | None, str | None, str | None]] = {}
     found: dict[Key, Tally] = {}
-    for event in events:
-        kind = _get(event, "event")
+    for item in events:
+        event = _fields(item)
+        kind = event.get("event")
         if kind == "span_begin":
-            spans[str(_get(event, "id"))] = (
-                _get(event, "parent_id"), _get(event, "type"), _get(event, "name"),
+            spans[str(event.get("id"))] = (
+                event.get("parent_id"), event.get("type"), event.get("name"),
             )  # fmt: skip
             continue
-        if kind != "model" or _get(event, "pending") or _get(event, "error") is not None:
+        if kind != "model" or event.get("pending") or event.get("error") is not None:
             continue
-        if _get(event, "cache") == "read":
+        if event.get("cache") == "read":
             continue
-        output = _get(event, "output")
+        output = event.get("output")
         if output is None:
             continue
-        scorer, member = _scorer_span(spans, _get(event, "span_id"))
-        key = (str(_get(event, "model")), scorer, member)
+        scorer, member = _scorer_span(spans, event.get("span_id"))
+        key = (str(event.get("model")), scorer, member)
         found.setdefault(key, Tally()).add(usage_tally(_get(output, "usage"), calls=1))
     return found
 

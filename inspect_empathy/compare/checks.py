@@ -63,6 +63,15 @@ class Record:
     """Its scores as a message names them."""
     exact: str
     """Its scores as stored, with their answers: named where ``shown`` reads alike."""
+    whole: bool = True
+    """``outcome``, ``shown`` and ``exact`` were made (`record`); a record its reader said
+    is its sample's only one has none (`record_once`) until another record of the sample
+    turns up (`PartRecords`)."""
+
+
+class PartRecords(Exception):
+    """`one_record_each` needs what a `record_once` record left out: read the log again
+    with whole records."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +132,13 @@ def record(sample: LoggedSample) -> Record:
     )
 
 
+def record_once(sample: LoggedSample) -> Record:
+    """A record of a sample its reader says is recorded once (`LoggedSample.once`): its id,
+    epoch and whether it finished, without its scores' text (`record` makes it whole)."""
+    finished = sample.error is None and not sample.invalidated
+    return Record(sample.id, sample.epoch, finished, "", "", "", whole=False)
+
+
 def _number(value: Any) -> str:
     if value is None or isinstance(value, bool):
         return "none" if value is None else str(value)
@@ -154,6 +170,8 @@ def one_record_each(records: Sequence[Record], epochs: int) -> Repeats:
     for (sample, epoch), indices in groups.items():
         if len(indices) == 1:
             continue
+        if not all(records[i].whole for i in indices):
+            raise PartRecords()
         attempts = [i for i in indices[:-1] if not records[i].finished]
         rest = [i for i in indices if i not in attempts]
         distinct = list({records[i].outcome: records[i] for i in rest}.values())
@@ -172,6 +190,8 @@ def one_record_each(records: Sequence[Record], epochs: int) -> Repeats:
     run = f"{epochs} epoch" + ("s" if epochs != 1 else "")
     for sample in sorted({s for s, epoch in groups if not 1 <= epoch <= epochs}):
         held = [(e, i) for (s, e), indices in groups.items() if s == sample for i in indices]
+        if not all(records[i].whole for _, i in held):
+            raise PartRecords()
         problems.append(
             f"sample id {sample!r} appears in epoch(s) "
             f"{', '.join(str(e) for e, _ in held)} of a run of {run} "

@@ -30,7 +30,6 @@ from inspect_ai.log import (
     EvalLog,
     EvalSampleSummary,
     list_eval_logs,
-    read_eval_log,
 )
 
 from .._util.file_kind import file_problem
@@ -49,13 +48,15 @@ from ..dialogs import HUMAN_KEY, LABELLED_INPUT_KEY, reply_words, unlabelled_tex
 from ..dialogs import rater_ratings as dialog_rater_ratings
 from ..judge._rubric import rubric_label
 from ..stats.metrics import UNCALIBRATED_KEY
-from ._logged import READERS, LoggedSample
+from ._logged import READERS, LoggedSample, read_header
 from .checks import (
     LogProblem,
+    PartRecords,
     Record,
     off_scale,
     one_record_each,
     record,
+    record_once,
     same_ratings,
     unfinished_reason,
 )
@@ -613,9 +614,32 @@ def _readable(reader: Any, path: str) -> Iterator[LoggedSample]:
         yield sample
 
 
-def _read_with(reader: Any, path: str, log: EvalLog) -> tuple[Rows, list[Record], list[int]]:
-    """Rows of every sample record ``reader`` reads, the records (`checks.record`) and the
-    record each row came from."""
+DIALOGS_KEPT = 150_000
+"""Dialogs `_dialog` keeps (a worker process reads several logs of the same dialogs: each
+dialog's text is made once); emptied when full."""
+_dialogs: dict[str, tuple[str, str | None, str]] = {}
+
+
+def _dialog(input: str | Sequence[Any], labelled: bool = False) -> tuple[str, str | None, str]:
+    """The dialog (`dialog_content`), its rated reply (`_last_reply`) and its content hash:
+    kept for a text input, which the next log of the same dialogs holds again."""
+    if isinstance(input, str) and input in _dialogs:
+        return _dialogs[input]
+    dialog = dialog_content(input, labelled)
+    made = (dialog, _last_reply(dialog), _hash(dialog)[:16])
+    if isinstance(input, str):
+        if len(_dialogs) >= DIALOGS_KEPT:
+            _dialogs.clear()
+        _dialogs[input] = made
+    return made
+
+
+def _read_with(
+    reader: Any, path: str, log: EvalLog, whole: bool = False
+) -> tuple[Rows, list[Record], list[int]]:
+    """Rows of every sample record ``reader`` reads, the records and the record each row
+    came from. A record its reader says is the sample's only one is not made whole
+    (`checks.record_once`) unless ``whole``."""
     mode = log_mode(log)
     default_judge = judge_model(log)
     reply_model = log.eval.model if mode == RESPONSE_MODE else ""
@@ -624,10 +648,11 @@ def _read_with(reader: Any, path: str, log: EvalLog) -> tuple[Rows, list[Record]
     records: list[Record] = []
     owners: list[int] = []
     for sample in _readable(reader, path):
-        records.append(record(sample))
+        records.append(record_once(sample) if sample.once and not whole else record(sample))
         error = sample.error
-        dialog = dialog_content(sample.input, bool(sample.metadata.get(LABELLED_INPUT_KEY)))
-        last = _last_reply(dialog)
+        dialog, last, content = _dialog(
+            sample.input, bool(sample.metadata.get(LABELLED_INPUT_KEY))
+        )
         words = _reply_words(sample)
         emotion = _text(sample.metadata.get("emotion"))
         shown_error = error[:200] if error is not None else None
@@ -643,7 +668,7 @@ def _read_with(reader: Any, path: str, log: EvalLog) -> tuple[Rows, list[Record]
             rows.replies.append(
                 calls.get((reply_model, None, None), Tally()) if calls is not None else None
             )
-        content = _hash(dialog)[:16] if mode == JUDGE_MODE else ""
+        content = content if mode == JUDGE_MODE else ""
         owners.extend([len(records) - 1] * len(scores))
         for row in scores:
             meta, value = row.meta, row.value
@@ -710,7 +735,12 @@ def read_rows(path: str, log: EvalLog) -> Rows:
         except _Unreadable as ex:  # the next reader; the last one's error is raised
             if reader is READERS[-1][1]:
                 raise ex.__cause__ from None  # type: ignore[misc]
-    repeats = one_record_each(records, log.eval.config.epochs or 1)
+    epochs = log.eval.config.epochs or 1
+    try:
+        repeats = one_record_each(records, epochs)
+    except PartRecords:  # a sample recorded under two names: every record made whole
+        rows, records, owners = _read_with(reader, path, log, whole=True)
+        repeats = one_record_each(records, epochs)
     if repeats.drop:
         rows.drop({i for i, owner in enumerate(owners) if owner in repeats.drop})
     rows.repeats = repeats.note()
@@ -798,7 +828,7 @@ def read_one(path: str) -> ReadResult:
     """One log's header and rows, or a note saying why it was skipped."""
     shown = display_path(path)
     try:
-        log = read_eval_log(path, header_only=True)
+        log = read_header(path)
         if not has_empathy_scores(log):
             return None, Rows(), f"{shown}: skipped (not scored by {SCORER})"
         rows = read_rows(path, log)

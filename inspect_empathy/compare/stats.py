@@ -79,9 +79,6 @@ class _PairRanks:
     """What Spearman of ``x`` and ``y`` under resampling needs, computed once: the dialogs
     in ``x``'s order, its groups of tied values and ``y``'s levels in that order."""
 
-    FEW_LEVELS = 16
-    """Up to this many distinct ``y`` values, its level sums are a matrix product."""
-
     def __init__(self, x: np.ndarray, y: np.ndarray) -> None:
         n = len(x)
         self.order = np.argsort(x, kind="stable")
@@ -97,40 +94,54 @@ class _PairRanks:
         levels, level = np.unique(ys, return_inverse=True)
         self.levels = len(levels)
         level = level.reshape(-1)
-        if self.levels <= self.FEW_LEVELS:
-            self.onehot = np.zeros((n, self.levels))
-            self.onehot[np.arange(n), level] = 1.0
-        else:
-            self.y_order = np.argsort(level, kind="stable")
-            self.y_starts = np.flatnonzero(np.r_[True, np.diff(level[self.y_order]) != 0])
+        # each level's dialogs side by side (x's order within a level): a level's sum is a
+        # sum over consecutive columns, in integers (exact, and no BLAS call: a matrix
+        # product's threads cost more than the sums on a busy machine)
+        self.y_order = np.argsort(level, kind="stable")
+        self.y_starts = np.flatnonzero(np.r_[True, np.diff(level[self.y_order]) != 0])
+        self.y_dialogs = self.order[self.y_order]  # the same, as the dialogs' own indices
         self.wide = np.int64 if n * 255 * 4 >= 2**31 else np.int32
 
     def _by_level(self, values: np.ndarray) -> np.ndarray:
-        """Sums of each row's values over ``y``'s levels (rows x levels)."""
-        if self.levels <= self.FEW_LEVELS:
-            return values.astype(float) @ self.onehot
-        return np.add.reduceat(values[:, self.y_order], self.y_starts, axis=1, dtype=np.int64)
+        """Sums of each row's values over ``y``'s levels (rows x levels, integers)."""
+        return np.add.reduceat(
+            np.take(values, self.y_order, axis=1), self.y_starts, axis=1, dtype=np.int64
+        )
 
-    def rho(self, counts: np.ndarray) -> np.ndarray:
-        """Spearman of each resample (rows of draw counts, dialogs in their given order).
+    def rows(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """What `rho` reads of each resample that does not depend on ``x``: the number of
+        draws, the sum of ``c^3 - c`` over the dialogs' counts ``c`` and the counts summed
+        over each level of ``y`` (as floats)."""
+        total = counts.sum(axis=1, dtype=np.int64).astype(float)
+        by_level = np.add.reduceat(
+            np.take(counts, self.y_dialogs, axis=1), self.y_starts, axis=1, dtype=np.int64
+        )
+        return total, _cubes(counts), by_level.astype(float)
+
+    def rho(
+        self, counts: np.ndarray, rows: tuple[np.ndarray, np.ndarray, np.ndarray]
+    ) -> np.ndarray:
+        """Spearman of each resample (rows of draw counts, dialogs in their given order;
+        ``rows``: `rows` of them).
 
         With ``c`` a dialog's count and ``C`` the cumulative count up to it in ``x``'s
         order, its mid-rank is ``C - (c - 1) / 2`` (for a group of tied values, the group's
         ``C`` and ``c``); ``2 c rank`` is an integer, summed per level of ``y`` and weighted
         by ``y``'s mid-ranks. The sums of squared mid-ranks are ``N (N + 1) (2N + 1) / 6``
         less ``(w^3 - w) / 12`` per group of weight ``w``."""
-        c = counts[:, self.order].astype(self.wide)
-        total = c.sum(axis=1, dtype=np.int64).astype(float)
+        c = np.take(counts, self.order, axis=1).astype(self.wide)
         cum = np.cumsum(c, axis=1, dtype=self.wide)
-        twice = c * (2 * cum - c + 1)  # 2 c rank of an untied dialog
-        cubes = (c * c * c - c).sum(axis=1, dtype=np.int64).astype(float)
+        twice = cum * 2  # 2 c rank of an untied dialog: c (2 C - c + 1)
+        twice -= c
+        twice += 1
+        twice *= c
+        total, cubes, level_weight = (v.copy() for v in rows)
         if len(self.tied):
             within = c[:, self.tied]
             weight = np.add.reduceat(within, self.tied_starts, axis=1, dtype=np.int64)
             twice_mid = 2 * cum[:, self.tied_ends] - weight + 1
             twice[:, self.tied] = within * twice_mid[:, self.tied_group]
             cubes += (weight**3 - weight).sum(axis=1) - (within**3 - within).sum(axis=1)
-        level_weight = self._by_level(c).astype(float)
         level_mid = np.cumsum(level_weight, axis=1) - (level_weight - 1) / 2
         cross = (self._by_level(twice) * level_mid).sum(axis=1) / 2
         level_cubes = (level_weight**3 - level_weight).sum(axis=1)
@@ -142,16 +153,57 @@ class _PairRanks:
                             np.nan)  # fmt: skip
 
 
+_CUBES = (lambda k: k * k * k - k)(np.arange(256, dtype=np.int64))
+"""``c^3 - c`` of each count a byte holds."""
+
+
+def _cubes(counts: np.ndarray) -> np.ndarray:
+    """The sum of ``c^3 - c`` over each row's counts (any order: the dialogs' own), as
+    floats."""
+    if counts.dtype == np.uint8:
+        return np.take(_CUBES, counts).sum(axis=1).astype(float)
+    c = counts.astype(np.int64)
+    return (c * c * c - c).sum(axis=1).astype(float)
+
+
 def spearman_draws(x: np.ndarray, y: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     """Spearman of ``x`` and ``y`` in each of ``resamples`` resamples of the rows, drawn as
     `resample_counts` (``n``, ``resamples``, ``seed``), computed from the counts without
     per-draw ranks."""
     pair = _PairRanks(np.asarray(x, float), np.asarray(y, float))
     counts = resample_counts(len(x), resamples, seed)
+    total, cubes, by_level = _resample_rows(pair, counts, (len(x), resamples, seed), y)
     out = np.empty(resamples)
     for start, rows in batches(resamples, len(x), BATCH_ELEMENTS):
-        out[start : start + rows] = pair.rho(counts[start : start + rows])
+        end = start + rows
+        out[start:end] = pair.rho(
+            counts[start:end], (total[start:end], cubes[start:end], by_level[start:end])
+        )
     return out
+
+
+ROWS_KEPT = 64
+"""`_PairRanks.rows` of whole count tables `_resample_rows` keeps (2,000 resamples: a few
+tens of KB each)."""
+_rows_kept: OrderedDict[tuple[Any, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = OrderedDict()
+
+
+def _resample_rows(
+    pair: _PairRanks, counts: np.ndarray, drawn: tuple[int, int, int], y: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`_PairRanks.rows` of every resample of ``counts`` (drawn as ``drawn``: n, resamples,
+    seed), kept for the next statistic of the same draws and ``y`` (every judge of the
+    same dialogs shares its human ratings' level sums)."""
+    key = (*drawn, _digest(np.asarray(y, float)))
+    if key in _rows_kept:
+        _rows_kept.move_to_end(key)
+        return _rows_kept[key]
+    parts = [pair.rows(counts[s : s + r]) for s, r in batches(len(counts), counts.shape[1])]
+    rows = tuple(np.concatenate(p) for p in zip(*parts, strict=True))
+    _rows_kept[key] = rows  # type: ignore[assignment]
+    while len(_rows_kept) > ROWS_KEPT:
+        _rows_kept.popitem(last=False)
+    return rows  # type: ignore[return-value]
 
 
 def _bca(

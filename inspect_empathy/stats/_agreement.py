@@ -274,73 +274,109 @@ def somers_d_all(
 def somers_d_all_weighted(counts: np.ndarray, scores: np.ndarray, human: np.ndarray) -> np.ndarray:
     """`somers_d_all` of each row of ``counts`` (how often each dialog is drawn: a bootstrap
     resample, `_resample.resample_counts`), without building the resampled arrays:
-    ``scores`` the judge's (NaN where unscored), ``human`` the ratings.
+    ``scores`` the judge's (NaN where unscored), ``human`` the ratings (`_SomersPlan`)."""
+    return _SomersPlan(scores, human)(counts)
+
+
+class _SomersPlan:
+    """What `somers_d_all_weighted` computes once for a judge's scores and the ratings,
+    whatever the resamples.
 
     The scored dialogs are put in (score, rating) order once. A resample's net ordered pairs
     are then ``2 P - S + T``: ``P`` the weight of pairs whose second dialog is higher in
     both score and rating (for each rating level, a cumulative sum over the lower levels'
     dialogs read at each dialog's score), ``S`` the pairs with different scores and ``T``
     those of them with the same rating (both from sums of squared group weights). Linear in
-    the dialogs for each pair of rating levels."""
-    import numpy as np
+    the dialogs for each pair of rating levels; every sum is of integers (exact)."""
 
-    x, y = np.asarray(scores, dtype=float), np.asarray(human, dtype=float)
-    counts = np.atleast_2d(np.asarray(counts))
-    total = counts.sum(axis=1, dtype=np.int64).astype(float)
-    scored = np.flatnonzero(np.isfinite(x))
-    order = scored[np.lexsort((y[scored], x[scored]))]
-    xs, ys = x[order], y[order]
-    level = np.unique(ys, return_inverse=True)[1].reshape(-1)
-    levels = int(level.max(initial=-1)) + 1
-    w = counts[:, order]
-    m = w.sum(axis=1, dtype=np.int64).astype(float)
-    net = np.zeros(len(counts))
-    level_squares = np.zeros(len(counts))
-    if len(order):
-        new_score = np.r_[True, xs[1:] != xs[:-1]]
-        new_cell = new_score | np.r_[True, ys[1:] != ys[:-1]]
-        score_starts = np.flatnonzero(new_score)
-        # the first position of each dialog's score group: the dialogs strictly below it
-        group_start = score_starts[np.cumsum(new_score) - 1]
-        below: list[tuple[np.ndarray, np.ndarray]] = []  # per lower level: positions, cumsum
-        higher_both = np.zeros(len(counts))
-        for k in range(levels):
-            at = np.flatnonzero(level == k)
-            weight = w[:, at]
-            cum = np.zeros((len(counts), len(at) + 1), dtype=np.int64)
-            np.cumsum(weight, axis=1, out=cum[:, 1:])
-            level_squares += cum[:, -1].astype(float) ** 2
-            if below:
-                lower = np.zeros((len(counts), len(at)), dtype=np.int64)
-                for positions, cumulative in below:
-                    lower += cumulative[:, np.searchsorted(positions, group_start[at])]
-                higher_both += np.einsum("ij,ij->i", weight, lower, dtype=np.int64)
-            below.append((at, cum))
-        different_score = (m * m - _squared_group_sums(w, score_starts)) / 2
-        same_level = (level_squares - _squared_group_sums(w, np.flatnonzero(new_cell))) / 2
-        net = 2 * higher_both - different_score + same_level
-    untied = (m * m - level_squares) / 2
-    with_unscored = total * (total - 1) / 2 - m * (m - 1) / 2
-    denominator = untied + with_unscored
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denominator > 0, (net - with_unscored) / denominator, np.nan)
+    def __init__(self, scores: np.ndarray, human: np.ndarray) -> None:
+        import numpy as np
+
+        x, y = np.asarray(scores, dtype=float), np.asarray(human, dtype=float)
+        scored = np.flatnonzero(np.isfinite(x))
+        order = scored[np.lexsort((y[scored], x[scored]))]
+        xs, ys = x[order], y[order]
+        level = np.unique(ys, return_inverse=True)[1].reshape(-1)
+        levels = int(level.max(initial=-1)) + 1
+        self.scored = len(order)
+        # each level's dialogs (in score order), and where each of its dialogs' score group
+        # begins in each lower level's cumulative sum: the dialogs strictly below it
+        self.at: list[np.ndarray] = []
+        self.lower: list[list[np.ndarray]] = []
+        if len(order):
+            new_score = np.r_[True, xs[1:] != xs[:-1]]
+            new_cell = new_score | np.r_[True, ys[1:] != ys[:-1]]
+            score_starts = np.flatnonzero(new_score)
+            group_start = score_starts[np.cumsum(new_score) - 1]
+            positions = [np.flatnonzero(level == k) for k in range(levels)]
+            for k in range(levels):
+                self.at.append(order[positions[k]])
+                starts = group_start[positions[k]]
+                self.lower.append([np.searchsorted(positions[j], starts) for j in range(k)])
+            self.score_groups = _TiedGroups(order, score_starts)
+            self.cell_groups = _TiedGroups(order, np.flatnonzero(new_cell))
+
+    def __call__(self, counts: np.ndarray) -> np.ndarray:
+        import numpy as np
+
+        counts = np.atleast_2d(np.asarray(counts))
+        rows = len(counts)
+        total = counts.sum(axis=1, dtype=np.int64).astype(float)
+        m = np.zeros(rows)
+        net = np.zeros(rows)
+        level_squares = np.zeros(rows)
+        if self.scored:
+            squares = np.zeros(rows, dtype=np.int64)
+            below: list[np.ndarray] = []  # per lower level: its cumulative sums
+            higher_both = np.zeros(rows)
+            for at, lower_at in zip(self.at, self.lower, strict=True):
+                weight = np.take(counts, at, axis=1)
+                cum = np.zeros((rows, len(at) + 1), dtype=np.int64)
+                np.cumsum(weight, axis=1, out=cum[:, 1:])
+                level_squares += cum[:, -1].astype(float) ** 2
+                m += cum[:, -1]
+                squares += np.einsum("ij,ij->i", weight, weight, dtype=np.int64)
+                if below:
+                    lower = np.zeros((rows, len(at)), dtype=np.int64)
+                    for cumulative, index in zip(below, lower_at, strict=True):
+                        lower += np.take(cumulative, index, axis=1)
+                    higher_both += np.einsum("ij,ij->i", weight, lower, dtype=np.int64)
+                below.append(cum)
+            squares = squares.astype(float)
+            different_score = (m * m - self.score_groups.squared(counts, squares)) / 2
+            same_level = (level_squares - self.cell_groups.squared(counts, squares)) / 2
+            net = 2 * higher_both - different_score + same_level
+        untied = (m * m - level_squares) / 2
+        with_unscored = total * (total - 1) / 2 - m * (m - 1) / 2
+        denominator = untied + with_unscored
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(denominator > 0, (net - with_unscored) / denominator, np.nan)
 
 
-def _squared_group_sums(weights: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Sum over the groups of consecutive columns (beginning at ``starts``) of each row's
-    squared group weight: each column's square, plus twice the products within the groups
-    of more than one column (summed over those columns only)."""
-    import numpy as np
+class _TiedGroups:
+    """Groups of consecutive dialogs of ``order`` (beginning at ``starts``): the sum over
+    the groups of each row's squared group weight (`squared`)."""
 
-    squares = np.einsum("ij,ij->i", weights, weights, dtype=np.int64).astype(float)
-    sizes = np.diff(np.r_[starts, weights.shape[1]])
-    tied = sizes > 1
-    if not tied.any():
-        return squares
-    columns = np.flatnonzero(np.repeat(tied, sizes))
-    within = weights[:, columns].astype(np.int64)
-    sums = np.add.reduceat(within, np.r_[0, np.cumsum(sizes[tied])[:-1]], axis=1)
-    return squares + (sums * sums).sum(axis=1) - (within * within).sum(axis=1)
+    def __init__(self, order: np.ndarray, starts: np.ndarray) -> None:
+        import numpy as np
+
+        sizes = np.diff(np.r_[starts, len(order)])
+        tied = sizes > 1
+        self.tied = bool(tied.any())
+        self.columns = order[np.flatnonzero(np.repeat(tied, sizes))]
+        self.starts = np.r_[0, np.cumsum(sizes[tied])[:-1]]
+
+    def squared(self, counts: np.ndarray, squares: np.ndarray) -> np.ndarray:
+        """Each row's squared group weights summed: each dialog's square (``squares``, the
+        rows' sums of squared counts), plus twice the products within the groups of more
+        than one dialog (summed over those dialogs only)."""
+        import numpy as np
+
+        if not self.tied:
+            return squares
+        within = np.take(counts, self.columns, axis=1).astype(np.int64)
+        sums = np.add.reduceat(within, self.starts, axis=1)
+        return squares + (sums * sums).sum(axis=1) - (within * within).sum(axis=1)
 
 
 def somers_d_all_ci(
@@ -364,11 +400,9 @@ def somers_d_all_ci(
     if resamples <= 0 or n < 3:
         return math.nan, math.nan
     counts = resample_counts(n, resamples, seed)
+    plan = _SomersPlan(x, y)
     values = np.concatenate(
-        [
-            somers_d_all_weighted(counts[start : start + rows], x, y)
-            for start, rows in batches(resamples, n)
-        ]
+        [plan(counts[start : start + rows]) for start, rows in batches(resamples, n)]
     )
     return percentile_interval(values, confidence)
 

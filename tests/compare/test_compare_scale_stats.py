@@ -130,7 +130,7 @@ def test_spearman_from_draw_counts_is_spearman_of_the_resampled_arrays(
 ) -> None:
     """`spearman_draws` reads each resample from its draw counts alone: it equals scipy's
     Spearman of the arrays the counts stand for, ties in either variable included, with
-    ``y`` of few levels (a matrix product) or of many (sums over its sorted order)."""
+    ``y`` of few levels or of many."""
     from scipy import stats as scipy_stats
 
     from inspect_empathy.stats._resample import resample_counts
