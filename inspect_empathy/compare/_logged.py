@@ -159,25 +159,64 @@ ZSTD = 93
 """The zip compression method of zstd, which Inspect writes ``.eval`` members with."""
 
 
-def _members(archive: Any, path: str, members: list[Any]) -> Iterator[bytes]:
-    """The bytes of each member, as ``archive.read`` gives them.
+_kept_directory: list[Any] = []
+"""The last zip directory `_directory` read: its file's (path, inode, size, mtime) and its
+members."""
 
-    A zstd member is read from its offset and inflated by one decompressor for the whole
-    file (``archive.read`` makes a decompressor per member: half the time of a small
-    sample); its size and CRC-32 are checked as ``zipfile`` checks them. Any other member,
-    or one that does not read so, is read by ``archive.read`` (which names what is wrong)."""
+
+def _directory(path: str) -> list[Any]:
+    """A zip file's members as ``zipfile`` lists them (every record, a superseded one too),
+    kept for the file's next reader: its header, then its samples (the directory of 100,000
+    members takes most of a second to read)."""
+    import os
+    import zipfile
+
+    import inspect_ai.log  # noqa: F401  (Inspect's zstd support for zipfile)
+
+    info = os.stat(path)
+    key = (path, info.st_ino, info.st_size, info.st_mtime_ns)
+    if _kept_directory and _kept_directory[0] == key:
+        return list(_kept_directory[1])
+    with zipfile.ZipFile(path) as archive:
+        members = archive.infolist()
+    _kept_directory[:] = [key, members]
+    return list(members)
+
+
+def _members(path: str, members: list[Any]) -> Iterator[bytes]:
+    """The bytes of each member, as ``zipfile`` reads them.
+
+    A zstd member is read from its offset in the mapped file and inflated by one
+    decompressor for the whole file (``zipfile`` makes a decompressor per member: half the
+    time of a small sample); its size and CRC-32 are checked as ``zipfile`` checks them.
+    Any other member, or one that does not read so, is read by ``zipfile`` (which names
+    what is wrong)."""
+    import mmap
+    import zipfile
+
     try:
         import zstandard
     except ImportError:  # Python 3.14's own zstd in zipfile: member by member
         zstandard = None
+    archive = None
     with open(path, "rb") as file:
-        decompressor = zstandard.ZstdDecompressor() if zstandard is not None else None
-        for member in members:
-            data = _zstd_member(file, member, decompressor) if decompressor else None
-            yield data if data is not None else archive.read(member)
+        view = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) if members else None
+        try:
+            decompressor = zstandard.ZstdDecompressor() if zstandard is not None else None
+            for member in members:
+                data = _zstd_member(view, member, decompressor) if decompressor else None
+                if data is None:
+                    archive = archive or zipfile.ZipFile(path)
+                    data = archive.read(member)
+                yield data
+        finally:
+            if archive is not None:
+                archive.close()
+            if view is not None:
+                view.close()
 
 
-def _zstd_member(file: Any, member: Any, decompressor: Any) -> bytes | None:
+def _zstd_member(view: Any, member: Any, decompressor: Any) -> bytes | None:
     """A zstd member's bytes read at its offset, or None (another method, encrypted, not
     as the directory says: `_members` reads it through ``zipfile``)."""
     import struct
@@ -185,16 +224,15 @@ def _zstd_member(file: Any, member: Any, decompressor: Any) -> bytes | None:
 
     if member.compress_type != ZSTD or member.flag_bits & 0x1:  # 0x1: encrypted
         return None
-    file.seek(member.header_offset)
-    local = file.read(30)
+    start = member.header_offset
+    local = view[start : start + 30]
     if len(local) != 30 or local[:4] != b"PK\x03\x04":
         return None
     name, extra = struct.unpack("<HH", local[26:30])
-    file.seek(member.header_offset + 30 + name + extra)
+    start += 30 + name + extra
+    packed = view[start : start + member.compress_size]
     try:
-        data = decompressor.decompress(
-            file.read(member.compress_size), max_output_size=member.file_size
-        )
+        data = decompressor.decompress(packed, max_output_size=member.file_size)
     except Exception:  # noqa: BLE001 - zstandard.ZstdError: zipfile reads it and says why
         return None
     if len(data) != member.file_size or zlib.crc32(data) != member.CRC:
@@ -203,21 +241,16 @@ def _zstd_member(file: Any, member: Any, decompressor: Any) -> bytes | None:
 
 
 def _zip_samples(path: str) -> Iterator[LoggedSample]:
-    import zipfile
-
-    import inspect_ai.log  # noqa: F401  (Inspect's zstd support for zipfile)
-
-    with zipfile.ZipFile(path) as archive:
-        members = [  # each record, a superseded one too
-            member
-            for member in archive.infolist()
-            if member.filename.startswith("samples/") and member.filename.endswith(".json")
-        ]
-        names = Counter(member.filename for member in members)
-        for member, data in zip(members, _members(archive, path, members), strict=True):
-            sample = from_json(parse_sample(data))
-            sample.once = names[member.filename] == 1
-            yield sample
+    members = [  # each record, a superseded one too
+        member
+        for member in _directory(path)
+        if member.filename.startswith("samples/") and member.filename.endswith(".json")
+    ]
+    names = Counter(member.filename for member in members)
+    for member, data in zip(members, _members(path, members), strict=True):
+        sample = from_json(parse_sample(data))
+        sample.once = names[member.filename] == 1
+        yield sample
 
 
 def read_header(path: str) -> Any:
@@ -236,8 +269,8 @@ def read_header(path: str) -> Any:
 
     if path.endswith(".eval"):
         try:
-            with zipfile.ZipFile(path) as archive:
-                header = archive.read("header.json")
+            [*_, member] = [m for m in _directory(path) if m.filename == "header.json"]
+            header = next(_members(path, [member]))
             alone = io.BytesIO()
             with zipfile.ZipFile(alone, "w") as copy:
                 copy.writestr("header.json", header)

@@ -35,9 +35,11 @@ def disagreements(comparison: JudgeComparison, per_judge: int = CSV_ROWS) -> pd.
     import pandas as pd
 
     samples = comparison.samples
-    rated = samples[(samples["status"] == "scored") & samples["human"].notna()]
-    if rated.empty:
+    chosen = (samples["status"] == "scored") & samples["human"].notna()
+    if not chosen.any():
         return pd.DataFrame(columns=COLUMNS)
+    # ranked on the columns the order reads; the chosen rows' texts are taken after
+    rated = samples.loc[chosen, ["judge", "id", "score", "human"]]
     rated = rated.assign(difference=rated["score"] - rated["human"])
     rated = rated.assign(_gap=rated["difference"].abs())
     frames = []
@@ -45,7 +47,10 @@ def disagreements(comparison: JudgeComparison, per_judge: int = CSV_ROWS) -> pd.
         own = rated[rated["judge"] == judge].sort_values(
             ["_gap", "id"], ascending=[False, True], kind="stable"
         )
-        own = own.head(per_judge).assign(rank=range(1, min(per_judge, len(own)) + 1))
+        own = own.head(per_judge)
+        own = samples.loc[own.index].assign(
+            difference=own["difference"], rank=range(1, min(per_judge, len(own)) + 1)
+        )
         frames.append(own)
     table = pd.concat(frames, ignore_index=True) if frames else rated.iloc[:0]
     return table.reindex(columns=COLUMNS).reset_index(drop=True)

@@ -30,9 +30,11 @@ from ..stats._resample import batches, resample_counts
 from ..stats._resample import percentile_interval as percentile_interval
 from .comparison import LEVELS
 
-BATCH_ELEMENTS = 80_000
-"""Draw counts per batch of resamples: small enough for the CPU caches, large enough to
-amortise the per-batch work."""
+BATCH_ELEMENTS = 200_000
+"""Draw counts per batch of resamples: enough to amortise the per-batch work over small
+samples; a sample of ``ONE_ROW`` dialogs or more is read one resample at a time (its rows
+alone outgrow the CPU caches)."""
+ONE_ROW = 50_000
 
 
 def seed_for(*names: str, seed: int = 0) -> int:
@@ -100,6 +102,12 @@ class _PairRanks:
         self.y_order = np.argsort(level, kind="stable")
         self.y_starts = np.flatnonzero(np.r_[True, np.diff(level[self.y_order]) != 0])
         self.y_dialogs = self.order[self.y_order]  # the same, as the dialogs' own indices
+        # the tied positions' levels, side by side in the same way
+        tied_level = level[self.tied]
+        self.tied_y_order = np.argsort(tied_level, kind="stable")
+        self.tied_levels, self.tied_y_starts = np.unique(
+            tied_level[self.tied_y_order], return_index=True
+        )
         self.wide = np.int64 if n * 255 * 4 >= 2**31 else np.int32
 
     def _by_level(self, values: np.ndarray) -> np.ndarray:
@@ -108,42 +116,112 @@ class _PairRanks:
             np.take(values, self.y_order, axis=1), self.y_starts, axis=1, dtype=np.int64
         )
 
-    def rows(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def rows(self, counts: np.ndarray) -> tuple[np.ndarray, ...]:
         """What `rho` reads of each resample that does not depend on ``x``: the number of
-        draws, the sum of ``c^3 - c`` over the dialogs' counts ``c`` and the counts summed
-        over each level of ``y`` (as floats)."""
+        draws, the sum of ``c^3 - c`` over the dialogs' counts ``c`` (as a float), over each
+        level of ``y`` the sum of ``c`` (as floats) and of ``c - c^2``, and the sum of
+        ``c^3 - c`` again (an integer)."""
         total = counts.sum(axis=1, dtype=np.int64).astype(float)
-        by_level = np.add.reduceat(
-            np.take(counts, self.y_dialogs, axis=1), self.y_starts, axis=1, dtype=np.int64
-        )
-        return total, _cubes(counts), by_level.astype(float)
+        drawn = np.take(counts, self.y_dialogs, axis=1).astype(np.int64)
+        by_level = np.add.reduceat(drawn, self.y_starts, axis=1)
+        squares = np.add.reduceat(drawn * drawn, self.y_starts, axis=1)
+        cubes = _cubes(counts)
+        return total, cubes.astype(float), by_level.astype(float), by_level - squares, cubes
 
-    def rho(
-        self, counts: np.ndarray, rows: tuple[np.ndarray, np.ndarray, np.ndarray]
-    ) -> np.ndarray:
+    def rho(self, counts: np.ndarray, rows: tuple[np.ndarray, ...]) -> np.ndarray:
         """Spearman of each resample (rows of draw counts, dialogs in their given order;
         ``rows``: `rows` of them).
 
         With ``c`` a dialog's count and ``C`` the cumulative count up to it in ``x``'s
         order, its mid-rank is ``C - (c - 1) / 2`` (for a group of tied values, the group's
-        ``C`` and ``c``); ``2 c rank`` is an integer, summed per level of ``y`` and weighted
-        by ``y``'s mid-ranks. The sums of squared mid-ranks are ``N (N + 1) (2N + 1) / 6``
-        less ``(w^3 - w) / 12`` per group of weight ``w``."""
+        ``C`` and ``c``); ``2 c rank`` is an integer, ``2 c C + c - c^2`` for an untied
+        dialog, summed per level of ``y`` (``c - c^2`` from `rows`) and weighted by ``y``'s
+        mid-ranks. The sums of squared mid-ranks are ``N (N + 1) (2N + 1) / 6`` less
+        ``(w^3 - w) / 12`` per group of weight ``w``."""
         c = np.take(counts, self.order, axis=1).astype(self.wide)
         cum = np.cumsum(c, axis=1, dtype=self.wide)
-        twice = cum * 2  # 2 c rank of an untied dialog: c (2 C - c + 1)
-        twice -= c
-        twice += 1
-        twice *= c
-        total, cubes, level_weight = (v.copy() for v in rows)
+        total, cubes, level_weight, linear, _ = rows
+        cubes = cubes.copy()
+        level_twice = 2 * self._by_level(c * cum) + linear  # 2 c rank of untied dialogs
         if len(self.tied):
             within = c[:, self.tied]
             weight = np.add.reduceat(within, self.tied_starts, axis=1, dtype=np.int64)
-            twice_mid = 2 * cum[:, self.tied_ends] - weight + 1
-            twice[:, self.tied] = within * twice_mid[:, self.tied_group]
+            # a tied dialog's 2 c rank is c (2 C_end - w + 1): beyond its untied one by
+            # c (2 (C_end - C) - w + c)
+            beyond = 2 * (cum[:, self.tied_ends][:, self.tied_group] - cum[:, self.tied])
+            beyond = within * (beyond - weight[:, self.tied_group] + within)
+            level_twice[:, self.tied_levels] += np.add.reduceat(
+                np.take(beyond, self.tied_y_order, axis=1), self.tied_y_starts, axis=1,
+                dtype=np.int64,
+            )  # fmt: skip
             cubes += (weight**3 - weight).sum(axis=1) - (within**3 - within).sum(axis=1)
         level_mid = np.cumsum(level_weight, axis=1) - (level_weight - 1) / 2
-        cross = (self._by_level(twice) * level_mid).sum(axis=1) / 2
+        cross = (level_twice * level_mid).sum(axis=1) / 2
+        level_cubes = (level_weight**3 - level_weight).sum(axis=1)
+        mean_square = total * ((total + 1) / 2) ** 2
+        spread = total * (total * total - 1) / 12
+        var = (spread - cubes / 12) * (spread - level_cubes / 12)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(var > 0, (cross - mean_square) / np.sqrt(np.where(var > 0, var, 1)),
+                            np.nan)  # fmt: skip
+
+
+class _CellRanks(_PairRanks):
+    """`_PairRanks` where ``x`` has few distinct values (integer scores, averages of a few
+    samples): a resample is read as its counts summed over the cells of ``x``'s tied
+    groups and ``y``'s levels, so each group's mid-rank is read once, not once per dialog.
+    Every sum is the one `_PairRanks.rho` makes (integers, added in the same order): the
+    same Spearman."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray) -> None:
+        super().__init__(x, y)
+        n = len(x)
+        xs = x[self.order]
+        group = np.cumsum(np.r_[True, xs[1:] != xs[:-1]]) - 1  # each position's x group
+        level = np.empty(n, dtype=np.int64)
+        level[self.y_order] = np.repeat(
+            np.arange(len(self.y_starts)), np.diff(np.r_[self.y_starts, n])
+        )
+        cell = group * self.levels + level  # positions are in x's order: cells by group
+        self.cell_positions = np.argsort(cell, kind="stable")
+        cells, self.cell_starts = np.unique(cell[self.cell_positions], return_index=True)
+        self.cell_dialogs = self.order[self.cell_positions]
+        self.cell_group = cells // self.levels
+        self.group_starts = np.flatnonzero(np.r_[True, np.diff(self.cell_group) != 0])
+        self.groups = len(self.group_starts)
+        sizes = np.bincount(group, minlength=self.groups)
+        self.tied_groups = sizes > 1
+        self.untied_dialogs = self.order[np.flatnonzero(sizes[group] == 1)]
+        cell_level = cells % self.levels
+        self.level_cells = np.argsort(cell_level, kind="stable")
+        self.present_levels, self.level_cell_starts = np.unique(
+            cell_level[self.level_cells], return_index=True
+        )
+
+    @property
+    def cells(self) -> int:
+        return len(self.cell_starts)
+
+    def rho(self, counts: np.ndarray, rows: tuple[np.ndarray, ...]) -> np.ndarray:
+        """Spearman of each resample (see `_PairRanks.rho`): a group of weight ``w`` ending
+        at cumulative count ``C`` gives each of its cells ``(2 C - w + 1)`` times the
+        cell's count."""
+        total, cubes, level_weight, _, all_cubes = rows
+        drawn = np.take(counts, self.cell_dialogs, axis=1).astype(np.int64)
+        cell = np.add.reduceat(drawn, self.cell_starts, axis=1)
+        weight = np.add.reduceat(cell, self.group_starts, axis=1)
+        twice_mid = 2 * np.cumsum(weight, axis=1) - weight + 1
+        twice = cell * twice_mid[:, self.cell_group]
+        level_twice = np.zeros((len(counts), self.levels), dtype=np.int64)
+        level_twice[:, self.present_levels] = np.add.reduceat(
+            np.take(twice, self.level_cells, axis=1), self.level_cell_starts, axis=1
+        )
+        # the tied groups' correction to the dialogs' c^3 - c, as `_PairRanks.rho` adds it
+        tied = weight[:, self.tied_groups]
+        untied = _cubes(np.take(counts, self.untied_dialogs, axis=1))
+        cubes = cubes + ((tied**3 - tied).sum(axis=1) - (all_cubes - untied))
+        level_mid = np.cumsum(level_weight, axis=1) - (level_weight - 1) / 2
+        cross = (level_twice * level_mid).sum(axis=1) / 2
         level_cubes = (level_weight**3 - level_weight).sum(axis=1)
         mean_square = total * ((total + 1) / 2) ** 2
         spread = total * (total * total - 1) / 12
@@ -158,39 +236,45 @@ _CUBES = (lambda k: k * k * k - k)(np.arange(256, dtype=np.int64))
 
 
 def _cubes(counts: np.ndarray) -> np.ndarray:
-    """The sum of ``c^3 - c`` over each row's counts (any order: the dialogs' own), as
-    floats."""
+    """The sum of ``c^3 - c`` over each row's counts (any order: the dialogs' own), in
+    integers."""
     if counts.dtype == np.uint8:
-        return np.take(_CUBES, counts).sum(axis=1).astype(float)
+        return np.take(_CUBES, counts).sum(axis=1)
     c = counts.astype(np.int64)
-    return (c * c * c - c).sum(axis=1).astype(float)
+    return (c * c * c - c).sum(axis=1)
+
+
+def _ranks(x: np.ndarray, y: np.ndarray) -> _PairRanks:
+    """`_CellRanks` where ``x``'s tied groups and ``y``'s levels make few cells (a quarter
+    of the dialogs or fewer), else `_PairRanks`."""
+    cells = _CellRanks(x, y)
+    return cells if 4 * cells.cells <= len(x) else _PairRanks(x, y)
 
 
 def spearman_draws(x: np.ndarray, y: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     """Spearman of ``x`` and ``y`` in each of ``resamples`` resamples of the rows, drawn as
     `resample_counts` (``n``, ``resamples``, ``seed``), computed from the counts without
     per-draw ranks."""
-    pair = _PairRanks(np.asarray(x, float), np.asarray(y, float))
+    pair = _ranks(np.asarray(x, float), np.asarray(y, float))
     counts = resample_counts(len(x), resamples, seed)
-    total, cubes, by_level = _resample_rows(pair, counts, (len(x), resamples, seed), y)
+    kept = _resample_rows(pair, counts, (len(x), resamples, seed), y)
     out = np.empty(resamples)
-    for start, rows in batches(resamples, len(x), BATCH_ELEMENTS):
+    elements = len(x) if len(x) >= ONE_ROW else BATCH_ELEMENTS
+    for start, rows in batches(resamples, len(x), elements):
         end = start + rows
-        out[start:end] = pair.rho(
-            counts[start:end], (total[start:end], cubes[start:end], by_level[start:end])
-        )
+        out[start:end] = pair.rho(counts[start:end], tuple(k[start:end] for k in kept))
     return out
 
 
 ROWS_KEPT = 64
 """`_PairRanks.rows` of whole count tables `_resample_rows` keeps (2,000 resamples: a few
 tens of KB each)."""
-_rows_kept: OrderedDict[tuple[Any, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = OrderedDict()
+_rows_kept: OrderedDict[tuple[Any, ...], tuple[np.ndarray, ...]] = OrderedDict()
 
 
 def _resample_rows(
     pair: _PairRanks, counts: np.ndarray, drawn: tuple[int, int, int], y: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, ...]:
     """`_PairRanks.rows` of every resample of ``counts`` (drawn as ``drawn``: n, resamples,
     seed), kept for the next statistic of the same draws and ``y`` (every judge of the
     same dialogs shares its human ratings' level sums)."""
@@ -200,10 +284,10 @@ def _resample_rows(
         return _rows_kept[key]
     parts = [pair.rows(counts[s : s + r]) for s, r in batches(len(counts), counts.shape[1])]
     rows = tuple(np.concatenate(p) for p in zip(*parts, strict=True))
-    _rows_kept[key] = rows  # type: ignore[assignment]
+    _rows_kept[key] = rows
     while len(_rows_kept) > ROWS_KEPT:
         _rows_kept.popitem(last=False)
-    return rows  # type: ignore[return-value]
+    return rows
 
 
 def _bca(

@@ -303,6 +303,7 @@ class _SomersPlan:
         # begins in each lower level's cumulative sum: the dialogs strictly below it
         self.at: list[np.ndarray] = []
         self.lower: list[list[np.ndarray]] = []
+        self.table: tuple[Any, ...] | None = None
         if len(order):
             new_score = np.r_[True, xs[1:] != xs[:-1]]
             new_cell = new_score | np.r_[True, ys[1:] != ys[:-1]]
@@ -315,6 +316,13 @@ class _SomersPlan:
                 self.lower.append([np.searchsorted(positions[j], starts) for j in range(k)])
             self.score_groups = _TiedGroups(order, score_starts)
             self.cell_groups = _TiedGroups(order, np.flatnonzero(new_cell))
+            # few distinct scores (integers, averages of a few samples): a resample is read
+            # as the table of its counts by score group and rating level
+            cell_starts = np.flatnonzero(new_cell)
+            groups = len(score_starts)
+            if 4 * len(cell_starts) <= len(order) and groups * levels <= len(order):
+                cell_group = (np.cumsum(new_score) - 1)[cell_starts]
+                self.table = (order, cell_starts, cell_group, level[cell_starts], groups, levels)
 
     def __call__(self, counts: np.ndarray) -> np.ndarray:
         import numpy as np
@@ -325,7 +333,9 @@ class _SomersPlan:
         m = np.zeros(rows)
         net = np.zeros(rows)
         level_squares = np.zeros(rows)
-        if self.scored:
+        if self.table is not None:
+            m, net, level_squares = self._by_table(counts)
+        elif self.scored:
             squares = np.zeros(rows, dtype=np.int64)
             below: list[np.ndarray] = []  # per lower level: its cumulative sums
             higher_both = np.zeros(rows)
@@ -351,6 +361,28 @@ class _SomersPlan:
         denominator = untied + with_unscored
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(denominator > 0, (net - with_unscored) / denominator, np.nan)
+
+    def _by_table(self, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``m``, the net ordered pairs and the sum of squared level weights of each
+        resample, from its counts summed by score group and rating level (the same integers
+        as the dialog by dialog sums)."""
+        import numpy as np
+
+        assert self.table is not None
+        order, starts, group, level, groups, levels = self.table
+        cell = np.add.reduceat(np.take(counts, order, axis=1), starts, axis=1, dtype=np.int64)
+        table = np.zeros((len(counts), groups, levels), dtype=np.int64)
+        table[:, group, level] = cell
+        by_group, by_level = table.sum(axis=2), table.sum(axis=1)
+        m = by_level.sum(axis=1).astype(float)
+        level_squares = (by_level * by_level).sum(axis=1).astype(float)
+        # the weight below each cell in both score and rating
+        below = np.zeros_like(table)
+        below[:, 1:, 1:] = np.cumsum(np.cumsum(table, axis=1), axis=2)[:, :-1, :-1]
+        higher_both = (table * below).sum(axis=(1, 2)).astype(float)
+        different_score = (m * m - (by_group * by_group).sum(axis=1)) / 2
+        same_level = (level_squares - (cell * cell).sum(axis=1)) / 2
+        return m, 2 * higher_both - different_score + same_level, level_squares
 
 
 class _TiedGroups:

@@ -45,12 +45,14 @@ def resample_counts(n: int, resamples: int, seed: int) -> np.ndarray:
         return _kept[key]
     counts = np.zeros((resamples, n), dtype=np.uint8)
     rng = np.random.default_rng(seed)
+    # below 2**32 numpy draws 64-bit integers from the same 32-bit draws: the same values
+    kind = np.int32 if n < 2**31 else np.int64
     for start, rows in batches(resamples, n):
-        drawn = rng.integers(0, n, size=(rows, n))
-        drawn += (np.arange(rows) * n)[:, None]
-        batch = np.bincount(drawn.ravel(), minlength=rows * n).reshape(rows, n)
-        counts = _widen(counts, int(batch.max(initial=0)))
-        counts[start : start + rows] = batch
+        drawn = rng.integers(0, n, size=(rows, n), dtype=kind)
+        for row in range(rows):
+            batch = np.bincount(drawn[row], minlength=n)
+            counts = _widen(counts, int(batch.max(initial=0)))
+            counts[start + row] = batch
     counts.setflags(write=False)
     _kept[key] = counts
     while sum(c.nbytes for c in _kept.values()) > KEPT_BYTES and len(_kept) > 1:

@@ -147,3 +147,43 @@ def test_spearman_from_draw_counts_is_spearman_of_the_resampled_arrays(
         else:
             expected = scipy_stats.spearmanr(x[drawn], y[drawn]).statistic
             assert got[row] == pytest.approx(expected, abs=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(3, 300), seed=st.integers(0, 2**32 - 1), data=st.data())
+def test_spearman_by_cells_is_spearman_dialog_by_dialog(
+    n: int, seed: int, data: st.DataObject
+) -> None:
+    """Scores of few values (integers, averages of a few samples) are read by cells of
+    score and rating (`_CellRanks`): the very floats the dialog by dialog sums give."""
+    from inspect_empathy.stats._resample import resample_counts
+
+    few = st.sampled_from([1.0, 2.0, 2.5, 3.0, 4.0, 5.0])
+    x = np.array(data.draw(st.lists(st.one_of(few, few, st.floats(1, 5)), min_size=n, max_size=n)))
+    y = np.array(data.draw(st.lists(st.sampled_from([1.0, 2.0, 3.0, 4.0, 5.0]), min_size=n,
+                                    max_size=n)))  # fmt: skip
+    counts = resample_counts(n, 20, seed)
+    rows = stats._PairRanks(x, y).rows(counts)
+    by_dialog = stats._PairRanks(x, y).rho(counts, rows)
+    by_cell = stats._CellRanks(x, y).rho(counts, rows)
+    np.testing.assert_array_equal(by_cell, by_dialog)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(120, 300), seed=st.integers(0, 2**32 - 1), data=st.data())
+def test_somers_by_table_is_somers_dialog_by_dialog(n: int, seed: int, data: st.DataObject) -> None:
+    """The headline's bootstrap reads few distinct scores as a table of score groups and
+    rating levels: the very floats the dialog by dialog sums give, unscored dialogs too."""
+    from inspect_empathy.stats._agreement import _SomersPlan
+    from inspect_empathy.stats._resample import resample_counts
+
+    scores = st.sampled_from([1.0, 2.0, 3.0, 4.0, 5.0, float("nan")])
+    x = np.array(data.draw(st.lists(scores, min_size=n, max_size=n)))
+    y = np.array(data.draw(st.lists(st.sampled_from([1.0, 2.0, 3.0, 4.5]), min_size=n,
+                                    max_size=n)))  # fmt: skip
+    counts = resample_counts(n, 20, seed)
+    plan = _SomersPlan(x, y)
+    assert plan.table is not None or np.isnan(x).sum() > n - 100
+    by_table = plan(counts)
+    plan.table = None
+    np.testing.assert_array_equal(by_table, plan(counts))
