@@ -155,15 +155,7 @@ class _PairRanks:
                 dtype=np.int64,
             )  # fmt: skip
             cubes += (weight**3 - weight).sum(axis=1) - (within**3 - within).sum(axis=1)
-        level_mid = np.cumsum(level_weight, axis=1) - (level_weight - 1) / 2
-        cross = (level_twice * level_mid).sum(axis=1) / 2
-        level_cubes = (level_weight**3 - level_weight).sum(axis=1)
-        mean_square = total * ((total + 1) / 2) ** 2
-        spread = total * (total * total - 1) / 12
-        var = (spread - cubes / 12) * (spread - level_cubes / 12)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(var > 0, (cross - mean_square) / np.sqrt(np.where(var > 0, var, 1)),
-                            np.nan)  # fmt: skip
+        return _spearman(total, cubes, level_twice, level_weight)
 
 
 class _CellRanks(_PairRanks):
@@ -220,15 +212,24 @@ class _CellRanks(_PairRanks):
         tied = weight[:, self.tied_groups]
         untied = _cubes(np.take(counts, self.untied_dialogs, axis=1))
         cubes = cubes + ((tied**3 - tied).sum(axis=1) - (all_cubes - untied))
-        level_mid = np.cumsum(level_weight, axis=1) - (level_weight - 1) / 2
-        cross = (level_twice * level_mid).sum(axis=1) / 2
-        level_cubes = (level_weight**3 - level_weight).sum(axis=1)
-        mean_square = total * ((total + 1) / 2) ** 2
-        spread = total * (total * total - 1) / 12
-        var = (spread - cubes / 12) * (spread - level_cubes / 12)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(var > 0, (cross - mean_square) / np.sqrt(np.where(var > 0, var, 1)),
-                            np.nan)  # fmt: skip
+        return _spearman(total, cubes, level_twice, level_weight)
+
+
+def _spearman(
+    total: np.ndarray, cubes: np.ndarray, level_twice: np.ndarray, level_weight: np.ndarray
+) -> np.ndarray:
+    """Spearman of each resample from its sums (`_PairRanks.rho`): ``total`` drawn,
+    ``cubes`` the sum of c^3 - c over x's tied groups, ``level_twice`` twice the x mid-rank
+    sum at each y level and ``level_weight`` each level's count."""
+    level_mid = np.cumsum(level_weight, axis=1) - (level_weight - 1) / 2
+    cross = (level_twice * level_mid).sum(axis=1) / 2
+    level_cubes = (level_weight**3 - level_weight).sum(axis=1)
+    mean_square = total * ((total + 1) / 2) ** 2
+    spread = total * (total * total - 1) / 12
+    var = (spread - cubes / 12) * (spread - level_cubes / 12)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(var > 0, (cross - mean_square) / np.sqrt(np.where(var > 0, var, 1)),
+                        np.nan)  # fmt: skip
 
 
 _CUBES = (lambda k: k * k * k - k)(np.arange(256, dtype=np.int64))
