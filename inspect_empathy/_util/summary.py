@@ -47,17 +47,6 @@ def _unscored(score: Any) -> bool:
     return isinstance(score.value, float) and math.isnan(score.value)
 
 
-def unscored_reasons(sample: EvalSample) -> list[tuple[str, str]]:
-    """(scorer, reason kind) for each empathy scorer that left this sample unscored."""
-    found: list[tuple[str, str]] = []
-    for name, score in (sample.scores or {}).items():
-        if not name.endswith("empathy_scorer") or not _unscored(score):
-            continue
-        reason = (score.metadata or {}).get("unscored_reason") or score.explanation
-        found.append((name, _reason_kind(str(reason or "no reason recorded"))))
-    return found
-
-
 def _flags(metadata: dict[str, Any]) -> tuple[str, ...]:
     """The flags of one scored epoch (`_FLAGS`, but ``conv_partial``)."""
     flags = tuple(f for f in ("low_mass", "short_list", "partial") if metadata.get(f))
